@@ -1,0 +1,29 @@
+import { Flags } from '@oclif/core'
+import chalk from 'chalk'
+import { PayCommand } from '../../src/cli/base.js'
+import { fields } from '../../src/cli/format.js'
+import type { Merchant } from '../../src/client/index.js'
+
+export default class MerchantCreate extends PayCommand {
+  static override summary = 'Create a merchant and its API key'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --name "Coffee shop"',
+    '<%= config.bin %> <%= command.id %> --key shop_test_key --name "Coffee shop" --json',
+  ]
+
+  static override flags = {
+    key: Flags.string({ description: 'API key to use (default: a random sandbox_… key)' }),
+    name: Flags.string({ description: 'merchant name, shown on the checkout page' }),
+  }
+
+  async run(): Promise<Merchant> {
+    const { flags } = await this.parse(MerchantCreate)
+    const merchant = await this.client(flags.url).createMerchant({
+      ...(flags.key !== undefined ? { key: flags.key } : {}),
+      ...(flags.name !== undefined ? { name: flags.name } : {}),
+    })
+    this.log(`${chalk.green('✔')} Merchant created`)
+    this.log(fields([['key', merchant.key], ['name', merchant.name]]))
+    return merchant
+  }
+}

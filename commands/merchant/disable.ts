@@ -1,0 +1,20 @@
+import { Args } from '@oclif/core'
+import chalk from 'chalk'
+import { PayCommand } from '../../src/cli/base.js'
+import type { Merchant } from '../../src/client/index.js'
+
+export default class MerchantDisable extends PayCommand {
+  static override summary = 'Disable a merchant: create and verify answer 103 for its key'
+  static override examples = ['<%= config.bin %> <%= command.id %> sandbox']
+
+  static override args = {
+    key: Args.string({ description: 'API key of the merchant', required: true }),
+  }
+
+  async run(): Promise<Merchant> {
+    const { args, flags } = await this.parse(MerchantDisable)
+    const merchant = await this.client(flags.url).setMerchantEnabled(args.key, false)
+    this.log(`${chalk.green('✔')} Merchant ${merchant.key} is ${merchant.enabled ? 'enabled' : 'disabled'}`)
+    return merchant
+  }
+}

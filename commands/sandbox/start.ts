@@ -1,0 +1,107 @@
+import { Flags } from '@oclif/core'
+import chalk from 'chalk'
+import { PayCommand } from '../../src/cli/base.js'
+import { ExitCode } from '../../src/cli/exit-codes.js'
+import { fields } from '../../src/cli/format.js'
+
+export interface StartResult {
+  url: string
+  dataFile: string
+  pid: number
+  merchantKey: string | undefined
+}
+
+export default class SandboxStart extends PayCommand {
+  static override summary = 'Run the sandbox server in the foreground'
+  static override description = `Serves the spec API (/api/v1), checkout pages (/pay/<trackId>) and the control API (/_sandbox) on one port, keeping state in a JSON data file. Prints one line per request. Ctrl-C or SIGTERM finishes in-flight requests, writes the full state to the data file and exits 0.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --port 0 --data ./tmp/sandbox.json',
+    'PAY_SANDBOX_PORT=9000 <%= config.bin %> <%= command.id %> --quiet',
+  ]
+
+  static override flags = {
+    port: Flags.integer({ description: 'port to listen on; 0 picks a free one', env: 'PAY_SANDBOX_PORT', default: 8787, min: 0, max: 65535 }),
+    host: Flags.string({ description: 'address to listen on', env: 'PAY_SANDBOX_HOST', default: '127.0.0.1' }),
+    data: Flags.string({ description: 'data file', env: 'PAY_SANDBOX_DATA', default: '.pay-sandbox/data.json' }),
+    quiet: Flags.boolean({ description: 'no request log lines' }),
+  }
+
+  async run(): Promise<StartResult> {
+    const { flags } = await this.parse(SandboxStart)
+    const { startServer, ListenError } = await import('../../src/server/start.js')
+    const { DataFileError } = await import('../../src/store/errors.js')
+    // With --json, stdout carries only the start record; request lines go to stderr.
+    const out = (line: string) => (this.jsonEnabled() ? process.stderr : process.stdout).write(`${line}\n`)
+    let running
+    try {
+      running = await startServer({
+        port: flags.port,
+        host: flags.host,
+        dataFile: flags.data,
+        ...(flags.quiet ? {} : { log: out }),
+        logError: (error) => process.stderr.write(`${chalk.red('internal error:')} ${(error as Error).stack ?? String(error)}\n`),
+      })
+    } catch (error) {
+      if (error instanceof DataFileError || error instanceof ListenError) this.fail(error.message, ExitCode.startFailed)
+      throw error
+    }
+    const merchants = running.service.listMerchants()
+    const merchantKey = (merchants.find((m) => m.key === 'sandbox' && m.enabled) ?? merchants.find((m) => m.enabled))?.key
+    if (!isLoopback(flags.host)) {
+      process.stderr.write(
+        chalk.bold.red(
+          `WARNING: listening on ${flags.host}, reachable from other machines. The sandbox has no authentication on its control API; use it only on networks you trust.\n`,
+        ),
+      )
+    }
+    const { report } = running
+    if (report.tornBytes > 0) {
+      process.stderr.write(chalk.yellow(`Recovered: dropped a torn final journal record (${report.tornBytes} bytes, never acknowledged).\n`))
+    }
+    this.log(`${chalk.bold('pay sandbox')} ${chalk.dim(`v${running.info.version}`)} ${report.created ? chalk.dim('(new data file)') : ''}`)
+    this.log(
+      fields([
+        ['URL', chalk.cyan(running.url)],
+        ['data file', running.info.dataFile],
+        ['merchant key', merchantKey ?? chalk.yellow('none enabled — pay merchant create')],
+        ['checkout', `${running.url}/pay/<trackId>`],
+      ]),
+    )
+    this.log(chalk.dim('Ctrl-C to stop'))
+    const result: StartResult = { url: running.url, dataFile: running.info.dataFile, pid: process.pid, merchantKey }
+    if (this.jsonEnabled()) this.logJson(result)
+
+    await new Promise<void>((resolve) => {
+      let signals = 0
+      const onSignal = (signal: NodeJS.Signals) => {
+        signals++
+        if (signals > 1) {
+          process.stderr.write('Stopping now, without waiting.\n')
+          process.exit(ExitCode.error)
+        }
+        process.stderr.write(`${signal}: finishing requests and saving ${running.info.dataFile}…\n`)
+        running
+          .stop()
+          .then(() => {
+            process.stderr.write('Stopped.\n')
+            resolve()
+          })
+          .catch((error: Error) => {
+            process.stderr.write(`Could not save on stop: ${error.message}\n`)
+            process.exitCode = ExitCode.error
+            resolve()
+          })
+      }
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+    })
+    // Already printed at start; returning nothing keeps --json output to that one record.
+    return undefined as unknown as StartResult
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.')
+}

@@ -1,0 +1,30 @@
+import chalk from 'chalk'
+import { PayCommand } from '../../src/cli/base.js'
+import { fields } from '../../src/cli/format.js'
+import type { Health } from '../../src/client/index.js'
+
+export default class SandboxStatus extends PayCommand {
+  static override summary = 'Show whether a sandbox is running at the URL (exit 0 when up, 3 when not)'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --url http://127.0.0.1:9000 --json',
+  ]
+
+  async run(): Promise<Health> {
+    const { flags } = await this.parse(SandboxStatus)
+    const health = await this.client(flags.url).health()
+    this.log(`${chalk.green('●')} sandbox running at ${chalk.cyan(health.url)}`)
+    this.log(
+      fields([
+        ['version', health.version],
+        ['pid', health.pid],
+        ['data file', health.dataFile],
+        ['since', health.startedAt],
+        ['merchants', health.counts.merchants],
+        ['payments', health.counts.payments],
+        ['deliveries', health.counts.deliveries],
+      ]),
+    )
+    return health
+  }
+}

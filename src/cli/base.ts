@@ -1,0 +1,85 @@
+import { Command, Errors, Flags } from '@oclif/core'
+import chalk from 'chalk'
+import { DEFAULT_URL, SandboxApiError, SandboxClient, SandboxUnreachableError } from '../client/index.js'
+import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
+
+/**
+ * Base of every client command: `--url` (env PAY_SANDBOX_URL), `--json`, `--no-color`, one typed client,
+ * and one place that turns failures into a message on stderr and an exit code.
+ */
+export abstract class PayCommand extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    url: Flags.string({
+      description: 'URL of the sandbox',
+      env: 'PAY_SANDBOX_URL',
+      default: DEFAULT_URL,
+      helpGroup: 'GLOBAL',
+    }),
+    color: Flags.boolean({
+      description: 'colour in human output (off under NO_COLOR or when not a terminal)',
+      allowNo: true,
+      default: true,
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  private _client: SandboxClient | undefined
+
+  protected client(url: string): SandboxClient {
+    this._client ??= new SandboxClient(url)
+    return this._client
+  }
+
+  /** Colour off under --no-color, NO_COLOR or --json (chalk already turns it off when not a terminal). */
+  protected override async init(): Promise<void> {
+    await super.init()
+    if (this.argv.includes('--no-color') || process.env.NO_COLOR || this.argv.includes('--json')) chalk.level = 0
+  }
+
+  /** Whether a person is at a terminal who can be asked for a missing value. */
+  protected canPrompt(): boolean {
+    return Boolean(process.stdin.isTTY && process.stderr.isTTY && !process.env.CI)
+  }
+
+  /** A required value: the flag's, else asked for at a terminal, else a usage error naming the flag. */
+  protected async required(flag: string, value: string | undefined, message: string): Promise<string> {
+    if (value !== undefined && value !== '') return value
+    if (!this.canPrompt()) throw new PayError(`missing required flag --${flag}`, ExitCode.usage, { code: 'missing_flag' })
+    const { input } = await import('@inquirer/prompts')
+    return input({ message, required: true }, { output: process.stderr })
+  }
+
+  protected fail(message: string, exit: ExitCodeValue, options: { code?: string; suggestions?: string[] } = {}): never {
+    throw new PayError(message, exit, options)
+  }
+
+  protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<void> {
+    const failure = toPayError(err)
+    process.exitCode = failure.exit
+    if (this.jsonEnabled()) {
+      this.logJson({ error: { code: failure.code, message: failure.message, exit: failure.exit } })
+    }
+    const lines = [`${chalk.red('Error:')} ${failure.message}`, ...failure.suggestions.map((s) => `  ${chalk.dim('→')} ${s}`)]
+    process.stderr.write(`${lines.join('\n')}\n`)
+  }
+
+  protected override async finally(err: Error | undefined): Promise<void> {
+    this._client?.close()
+    await super.finally(err)
+  }
+}
+
+function toPayError(err: Error & { oclif?: { exit?: number } }): PayError {
+  if (err instanceof PayError) return err
+  if (err instanceof SandboxUnreachableError) return new PayError(err.message, ExitCode.unreachable, { code: 'unreachable' })
+  if (err instanceof SandboxApiError) return new PayError(err.message, ExitCode.rejected, { code: err.code })
+  if (err instanceof Errors.CLIError || err.oclif) {
+    // oclif's own parse errors: missing or unknown flags and arguments.
+    const message = err.message.replace(/\n\s*See more help with --help$/, '')
+    const exit = err.oclif?.exit === 0 ? ExitCode.ok : ExitCode.usage
+    return new PayError(message, exit, { code: 'usage', suggestions: ['see --help'] })
+  }
+  return new PayError(err.message || String(err), ExitCode.error, { code: 'unexpected' })
+}

@@ -1,0 +1,17 @@
+/** Opens a URL in the default browser; where none can be opened, says so and prints the URL instead. */
+export async function openInBrowser(url: string, say: (line: string) => void): Promise<boolean> {
+  try {
+    const { default: open } = await import('open')
+    const child = await open(url, { wait: false })
+    const failed = await new Promise<boolean>((resolve) => {
+      child.once('error', () => resolve(true))
+      child.once('exit', (code) => resolve(code !== 0 && code !== null))
+      setTimeout(() => resolve(false), 1500).unref()
+    })
+    if (!failed) return true
+  } catch {
+    // fall through to printing the URL
+  }
+  say(`Could not open a browser; open this URL yourself: ${url}`)
+  return false
+}

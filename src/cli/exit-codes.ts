@@ -1,0 +1,44 @@
+/** Exit codes of every `pay` command, in one table (the README's table is checked against it). */
+export const ExitCode = {
+  ok: 0,
+  /** Anything unexpected. */
+  error: 1,
+  /** A flag or argument is missing or invalid, or an input file is unreadable. */
+  usage: 2,
+  /** No sandbox answered at the URL. */
+  unreachable: 3,
+  /** The spec API answered with a failure result (103–109, or 203 Invalid track ID). */
+  specFailure: 4,
+  /** The control API refused the request: unknown trackId, merchant or delivery; a move the payment cannot make; a conflict. */
+  rejected: 5,
+  /** An expectation was not met: `--expect`, a wait that timed out, a failed scenario step. */
+  expectationFailed: 6,
+  /** The sandbox could not start: data file unusable or in use, port taken. */
+  startFailed: 7,
+} as const
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
+
+export const exitCodeDescriptions: Record<ExitCodeValue, string> = {
+  0: 'success',
+  1: 'unexpected error',
+  2: 'usage: a flag or argument is missing or invalid, or an input file cannot be read',
+  3: 'no sandbox answered at the URL',
+  4: 'the spec API answered with a failure result (103–109, or 203 "Invalid track ID")',
+  5: 'the control API refused the request (unknown trackId, merchant or delivery; a move the payment cannot make; a conflict)',
+  6: 'an expectation was not met (--expect, a wait that timed out, a failed scenario step)',
+  7: 'the sandbox could not start (data file unusable or in use, port taken)',
+}
+
+/** A failure the CLI reports on stderr (or as JSON) and exits with. */
+export class PayError extends Error {
+  readonly exit: ExitCodeValue
+  readonly code: string
+  readonly suggestions: string[]
+  constructor(message: string, exit: ExitCodeValue, options: { code?: string; suggestions?: string[] } = {}) {
+    super(message)
+    this.name = 'PayError'
+    this.exit = exit
+    this.code = options.code ?? 'error'
+    this.suggestions = options.suggestions ?? []
+  }
+}

@@ -1,0 +1,188 @@
+import { Agent, request as httpRequest } from 'node:http'
+import type { RequestErrorBody } from '../domain/outcomes.js'
+import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
+import type { Outcome } from '../domain/payment.js'
+import type { VerifyBody } from '../domain/validate.js'
+import type { CreateBody } from '../service/sandbox.js'
+import type { SandboxInfo } from '../server/info.js'
+
+export type { CreateBody, VerifyBody, Delivery, Merchant, Payment, PaymentStatus, Outcome, SandboxInfo }
+
+export const DEFAULT_URL = 'http://127.0.0.1:8787'
+
+/** No sandbox answered at the URL. */
+export class SandboxUnreachableError extends Error {
+  readonly url: string
+  constructor(url: string, cause: string) {
+    super(`no sandbox at ${url} (${cause}) — start one with \`pay sandbox start\``)
+    this.name = 'SandboxUnreachableError'
+    this.url = url
+  }
+}
+
+/** The sandbox answered with a request error (4xx, or 5xx for storage trouble). */
+export class SandboxApiError extends Error {
+  readonly statusCode: number
+  readonly code: string
+  constructor(body: RequestErrorBody) {
+    super(body.message)
+    this.name = 'SandboxApiError'
+    this.statusCode = body.statusCode
+    this.code = body.error
+  }
+}
+
+export interface RawResponse {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  /** The body parsed as JSON, or undefined when it is not JSON. */
+  json: unknown
+}
+
+export interface RawRequest {
+  method: string
+  path: string
+  /** A string is sent as is; anything else as JSON. */
+  body?: unknown
+  headers?: Record<string, string>
+  timeoutMs?: number
+}
+
+export interface Health extends SandboxInfo {
+  ok: true
+  counts: { merchants: number; payments: number; deliveries: number }
+}
+
+export interface CreatePaymentInput {
+  merchant: string
+  amount: number
+  callbackUrl: string
+  returnUrl?: string
+  description?: string
+  mobile?: string
+}
+
+export interface SimulateInput {
+  outcome: Outcome
+  amount?: number
+  asset?: string
+}
+
+/** Typed client of a running sandbox: the spec API and the /_sandbox control API. */
+export class SandboxClient {
+  readonly url: string
+  private readonly agent: Agent
+  private readonly base: URL
+
+  constructor(url: string = DEFAULT_URL, options: { keepAlive?: boolean } = {}) {
+    this.url = url.replace(/\/+$/, '')
+    this.base = new URL(this.url)
+    this.agent = new Agent({ keepAlive: options.keepAlive ?? false })
+  }
+
+  /** Any request, answered as it came; only an unreachable sandbox throws. */
+  raw(req: RawRequest): Promise<RawResponse> {
+    const payload =
+      req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body)
+    const headers: Record<string, string> = { accept: 'application/json', ...req.headers }
+    if (payload !== undefined) {
+      headers['content-type'] ??= 'application/json'
+      headers['content-length'] = String(Buffer.byteLength(payload))
+    }
+    const target = new URL(req.path, this.base)
+    return new Promise((resolve, reject) => {
+      const r = httpRequest(
+        target,
+        { method: req.method, headers, agent: this.agent, timeout: req.timeoutMs ?? 30_000 },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('error', (e) => reject(new SandboxUnreachableError(this.url, e.message)))
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8')
+            let json: unknown
+            if (/json/.test(String(res.headers['content-type']))) {
+              try {
+                json = JSON.parse(text)
+              } catch {
+                json = undefined
+              }
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json })
+          })
+        },
+      )
+      r.on('timeout', () => r.destroy(new Error('timed out')))
+      r.on('error', (e: NodeJS.ErrnoException) => reject(new SandboxUnreachableError(this.url, e.code ?? e.message)))
+      if (payload !== undefined) r.write(payload)
+      r.end()
+    })
+  }
+
+  /** A JSON request that must succeed (2xx); a request error throws SandboxApiError. */
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.raw({ method, path, body })
+    if (res.status >= 200 && res.status < 300 && res.json !== undefined) return res.json as T
+    const err = res.json as Partial<RequestErrorBody> | undefined
+    if (err && typeof err.message === 'string' && typeof err.error === 'string') {
+      throw new SandboxApiError({ statusCode: res.status, error: err.error, message: err.message })
+    }
+    throw new SandboxUnreachableError(this.url, `HTTP ${res.status} from something that is not a pay sandbox`)
+  }
+
+  // ── spec API ──────────────────────────────────────────────────────────
+
+  createPayment(input: CreatePaymentInput): Promise<CreateBody> {
+    return this.call('POST', '/api/v1/request', input)
+  }
+
+  verifyPayment(input: { merchant: string; trackId: string }): Promise<VerifyBody> {
+    return this.call('POST', '/api/v1/verify', input)
+  }
+
+  checkoutUrl(trackId: string): string {
+    return `${this.url}/pay/${encodeURIComponent(trackId)}`
+  }
+
+  // ── control API ───────────────────────────────────────────────────────
+
+  health(): Promise<Health> {
+    return this.call('GET', '/_sandbox/health')
+  }
+
+  async simulate(trackId: string, input: SimulateInput): Promise<Payment> {
+    const res = await this.call<{ payment: Payment }>('POST', `/_sandbox/payments/${encodeURIComponent(trackId)}/simulate`, input)
+    return res.payment
+  }
+
+  getPayment(trackId: string): Promise<{ payment: Payment; deliveries: Delivery[] }> {
+    return this.call('GET', `/_sandbox/payments/${encodeURIComponent(trackId)}`)
+  }
+
+  async listPayments(filter: { status?: PaymentStatus; merchant?: string; limit?: number } = {}): Promise<Payment[]> {
+    const query = new URLSearchParams()
+    for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v))
+    const qs = query.size > 0 ? `?${query}` : ''
+    return (await this.call<{ payments: Payment[] }>('GET', `/_sandbox/payments${qs}`)).payments
+  }
+
+  async listMerchants(): Promise<Merchant[]> {
+    return (await this.call<{ merchants: Merchant[] }>('GET', '/_sandbox/merchants')).merchants
+  }
+
+  async createMerchant(input: { key?: string; name?: string } = {}): Promise<Merchant> {
+    return (await this.call<{ merchant: Merchant }>('POST', '/_sandbox/merchants', input)).merchant
+  }
+
+  async setMerchantEnabled(key: string, enabled: boolean): Promise<Merchant> {
+    const action = enabled ? 'enable' : 'disable'
+    return (await this.call<{ merchant: Merchant }>('POST', `/_sandbox/merchants/${encodeURIComponent(key)}/${action}`, {}))
+      .merchant
+  }
+
+  /** Closes kept-alive sockets. */
+  close(): void {
+    this.agent.destroy()
+  }
+}

@@ -1,0 +1,19 @@
+import { randomBytes, randomInt } from 'node:crypto'
+
+/** 128 random bits, base64url: unguessable, URL-safe, 22 characters. */
+export function newTrackId(): string {
+  return randomBytes(16).toString('base64url')
+}
+
+/** 12 digits, first one non-zero; uniqueness is checked by the caller. */
+export function newRefNumber(): string {
+  return String(randomInt(1, 10)) + String(randomInt(0, 1e11)).padStart(11, '0')
+}
+
+export function newMerchantKey(): string {
+  return `sandbox_${randomBytes(12).toString('base64url')}`
+}
+
+export function newDeliveryId(): string {
+  return `dlv_${randomBytes(9).toString('base64url')}`
+}

@@ -1,0 +1,89 @@
+/**
+ * Every outcome the sandbox can answer, in one table.
+ *
+ * Spec outcomes carry the spec's `result` code and exact `message` (or none, where the spec gives none).
+ * Request errors are transport-level problems the spec defines no code for (malformed JSON, unknown route,
+ * …): they are answered with an HTTP 4xx and `{error, message, statusCode}`, never with an invented `result`.
+ */
+
+export const SpecResult = {
+  success: 100,
+  merchantDisabled: 103,
+  invalidApiKey: 104,
+  invalidAmount: 105,
+  invalidCallbackUrl: 106,
+  invalidReturnUrl: 107,
+  descriptionTooLong: 108,
+  mobileTooLong: 109,
+  notCompleted: 202,
+  invalidTrackIdOrNotFinal: 203,
+} as const
+export type SpecResultCode = (typeof SpecResult)[keyof typeof SpecResult]
+
+/** The spec's exact messages (Errors table). */
+export const SpecMessage = {
+  success: 'success',
+  merchantDisabled: 'Merchant account is disabled',
+  invalidApiKey: 'Invalid API key',
+  invalidAmount: 'Amount is missing or invalid',
+  invalidCallbackUrl: 'Callback URL is missing or invalid',
+  invalidReturnUrl: 'Invalid return URL',
+  descriptionTooLong: 'Description is too long',
+  mobileTooLong: 'Mobile number is too long',
+  invalidTrackId: 'Invalid track ID',
+} as const
+
+export type SpecFailure =
+  | { result: 103; message: typeof SpecMessage.merchantDisabled }
+  | { result: 104; message: typeof SpecMessage.invalidApiKey }
+  | { result: 105; message: typeof SpecMessage.invalidAmount }
+  | { result: 106; message: typeof SpecMessage.invalidCallbackUrl }
+  | { result: 107; message: typeof SpecMessage.invalidReturnUrl }
+  | { result: 108; message: typeof SpecMessage.descriptionTooLong }
+  | { result: 109; message: typeof SpecMessage.mobileTooLong }
+
+export const failures = {
+  merchantDisabled: { result: 103, message: SpecMessage.merchantDisabled },
+  invalidApiKey: { result: 104, message: SpecMessage.invalidApiKey },
+  invalidAmount: { result: 105, message: SpecMessage.invalidAmount },
+  invalidCallbackUrl: { result: 106, message: SpecMessage.invalidCallbackUrl },
+  invalidReturnUrl: { result: 107, message: SpecMessage.invalidReturnUrl },
+  descriptionTooLong: { result: 108, message: SpecMessage.descriptionTooLong },
+  mobileTooLong: { result: 109, message: SpecMessage.mobileTooLong },
+} as const satisfies Record<string, SpecFailure>
+
+/** Request errors: HTTP status and a stable machine-readable code. */
+export const RequestError = {
+  invalidJson: { statusCode: 400, error: 'invalid_json' },
+  invalidBody: { statusCode: 400, error: 'invalid_body' },
+  invalidField: { statusCode: 400, error: 'invalid_field' },
+  notFound: { statusCode: 404, error: 'not_found' },
+  methodNotAllowed: { statusCode: 405, error: 'method_not_allowed' },
+  conflict: { statusCode: 409, error: 'conflict' },
+  invalidTransition: { statusCode: 409, error: 'invalid_transition' },
+  payloadTooLarge: { statusCode: 413, error: 'payload_too_large' },
+  unsupportedMediaType: { statusCode: 415, error: 'unsupported_media_type' },
+  storageUnavailable: { statusCode: 503, error: 'storage_unavailable' },
+} as const
+export type RequestErrorKind = keyof typeof RequestError
+
+export interface RequestErrorBody {
+  statusCode: number
+  error: string
+  message: string
+}
+
+/** A request error raised by domain or store code; the server turns it into its HTTP answer. */
+export class SandboxError extends Error {
+  readonly kind: RequestErrorKind
+  constructor(kind: RequestErrorKind, message: string) {
+    super(message)
+    this.kind = kind
+    this.name = 'SandboxError'
+  }
+
+  toBody(): RequestErrorBody {
+    const { statusCode, error } = RequestError[this.kind]
+    return { statusCode, error, message: this.message }
+  }
+}

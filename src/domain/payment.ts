@@ -1,0 +1,99 @@
+import { SandboxError } from './outcomes.js'
+import type { ChangeSource, Payment, PaymentStatus } from './types.js'
+
+/**
+ * Payment states and the moves between them.
+ *
+ *   pending ──► unfinalized ──► paid
+ *      │             │
+ *      ├─────────────┼────────► failed
+ *      └───────────► paid
+ *
+ * paid and failed are final.
+ */
+export const transitions: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
+  pending: ['unfinalized', 'paid', 'failed'],
+  unfinalized: ['paid', 'failed'],
+  paid: [],
+  failed: [],
+}
+
+export const paymentStatuses: readonly PaymentStatus[] = ['pending', 'unfinalized', 'paid', 'failed']
+
+/** What the customer can do, in the words of the CLI and the checkout page. */
+export type Outcome = 'paid' | 'unfinalized' | 'failed'
+export const outcomes: readonly Outcome[] = ['paid', 'unfinalized', 'failed']
+
+export function isFinal(status: PaymentStatus): boolean {
+  return transitions[status].length === 0
+}
+
+export function canMove(from: PaymentStatus, to: PaymentStatus): boolean {
+  return transitions[from].includes(to)
+}
+
+export interface SimulateInput {
+  outcome: Outcome
+  /** Amount the customer pays; defaults to what they already paid, else the order amount. */
+  paidAmount?: number
+  asset?: string
+  source: ChangeSource
+  now: string
+  /** Called only when the payment becomes paid and has no reference number yet. */
+  newRefNumber: () => string
+}
+
+/** Returns the payment after the customer's action, or throws `invalid_transition`. Pure. */
+export function applyOutcome(payment: Payment, input: SimulateInput): Payment {
+  const to: PaymentStatus = input.outcome
+  if (!canMove(payment.status, to)) {
+    const allowed = transitions[payment.status]
+    throw new SandboxError(
+      'invalidTransition',
+      allowed.length === 0
+        ? `payment ${payment.trackId} is ${payment.status}, a final state; it cannot become ${to}`
+        : `payment ${payment.trackId} is ${payment.status}; it can become ${allowed.join(' or ')}, not ${to}`,
+    )
+  }
+  if (input.paidAmount !== undefined && !isValidAmount(input.paidAmount)) {
+    throw new SandboxError('invalidField', 'paid amount must be a number greater than 0 with at most 8 decimal places')
+  }
+  const next: Payment = { ...payment, status: to, updatedAt: input.now }
+  if (to === 'paid' || to === 'unfinalized') {
+    next.paidAmount = input.paidAmount ?? payment.paidAmount ?? payment.amount
+    if (input.asset !== undefined) next.asset = input.asset
+  }
+  if (to === 'paid' && next.refNumber === undefined) next.refNumber = input.newRefNumber()
+  next.history = [
+    ...payment.history,
+    {
+      status: to,
+      at: input.now,
+      source: input.source,
+      ...(next.paidAmount !== undefined && to !== 'failed' ? { paidAmount: next.paidAmount } : {}),
+      ...(next.asset !== undefined && to !== 'failed' ? { asset: next.asset } : {}),
+    },
+  ]
+  return next
+}
+
+/** Largest amount accepted. Beyond it doubles lose cents; the spec leaves the bound open. */
+export const MAX_AMOUNT = 1e12
+export const MAX_AMOUNT_DECIMALS = 8
+
+export function isValidAmount(value: unknown): value is number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_AMOUNT) return false
+  return decimalPlaces(value) <= MAX_AMOUNT_DECIMALS
+}
+
+function decimalPlaces(value: number): number {
+  const text = String(value)
+  const exp = /e-(\d+)$/.exec(text)
+  if (exp) {
+    const mantissa = text.slice(0, exp.index)
+    const dot = mantissa.indexOf('.')
+    return Number(exp[1]) + (dot === -1 ? 0 : mantissa.length - dot - 1)
+  }
+  const dot = text.indexOf('.')
+  return dot === -1 ? 0 : text.length - dot - 1
+}

@@ -1,0 +1,71 @@
+/** Records as stored and as returned by the sandbox control API. Times are ISO-8601 strings. */
+
+export type PaymentStatus = 'pending' | 'unfinalized' | 'paid' | 'failed'
+
+/** Where a change came from: the spec API, the checkout page, or the sandbox control API (CLI, scripts). */
+export type ChangeSource = 'api' | 'checkout' | 'control'
+
+export interface Merchant {
+  key: string
+  name: string
+  enabled: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+export interface StatusChange {
+  status: PaymentStatus
+  at: string
+  source: ChangeSource
+  /** Amount the customer paid, for unfinalized and paid. */
+  paidAmount?: number
+  asset?: string
+}
+
+export interface Payment {
+  trackId: string
+  merchant: string
+  amount: number
+  callbackUrl: string
+  returnUrl?: string
+  description?: string
+  mobile?: string
+  status: PaymentStatus
+  /** Amount the customer paid (set once they pay, finalized or not). */
+  paidAmount?: number
+  /** Sandbox asset the customer chose on the checkout page, if any. */
+  asset?: string
+  refNumber?: string
+  createdAt: string
+  updatedAt: string
+  history: StatusChange[]
+}
+
+export interface DeliveryAttempt {
+  attempt: number
+  at: string
+  durationMs: number
+  status?: number
+  responseExcerpt?: string
+  error?: string
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed'
+
+export interface Delivery {
+  id: string
+  trackId: string
+  url: string
+  event: string
+  body: Record<string, unknown>
+  headers: Record<string, string>
+  state: DeliveryState
+  attempts: DeliveryAttempt[]
+  /** Retries allowed after the first attempt, fixed when the delivery is made. */
+  maxRetries: number
+  nextAttemptAt?: string
+  /** Set on a replay: the delivery whose body was sent again. */
+  replayOf?: string
+  createdAt: string
+  updatedAt: string
+}

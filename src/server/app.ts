@@ -1,0 +1,53 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { SandboxService } from '../service/sandbox.js'
+import { installErrorHandling } from './errors.js'
+import type { SandboxInfo } from './info.js'
+import { apiRoutes } from './routes/api.js'
+import { sandboxRoutes } from './routes/sandbox.js'
+
+export const BODY_LIMIT = 1024 * 1024
+
+export interface AppOptions {
+  service: SandboxService
+  info: () => SandboxInfo
+  /** One line per request; omit for silence. */
+  log?: (line: string) => void
+  logError?: (error: unknown) => void
+  /** Extra route plugins (checkout pages, callbacks control). */
+  plugins?: Array<(app: FastifyInstance) => Promise<void>>
+}
+
+/** Quiet paths: polled often, not worth a console line each. */
+const QUIET = /^\/(_sandbox\/health|pay\/[^/]+\/(status|events)|assets\/)/
+
+/** Builds the Fastify app without listening. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT,
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  })
+  installErrorHandling(app, options.logError ?? (() => {}))
+
+  const log = options.log
+  if (log) {
+    app.addHook('onResponse', async (request, reply) => {
+      const path = request.url.split('?')[0] ?? request.url
+      if (QUIET.test(path.slice(0))) return
+      const o = request.outcome
+      const parts = [new Date().toISOString().slice(11, 23), request.method, path, String(reply.statusCode)]
+      if (o?.result !== undefined) parts.push(`result=${o.result}`)
+      if (o?.error !== undefined) parts.push(`error=${o.error}`)
+      if (o?.trackId !== undefined) parts.push(`trackId=${o.trackId}`)
+      parts.push(`${reply.elapsedTime.toFixed(1)}ms`)
+      log(parts.join(' '))
+    })
+  }
+
+  await app.register(apiRoutes(options.service))
+  await app.register(sandboxRoutes(options.service, options.info))
+  for (const plugin of options.plugins ?? []) await app.register(plugin)
+  return app
+}

@@ -1,0 +1,72 @@
+/** JSON schemas of the routes. Spec bodies are only required to be objects: the spec's own rules answer the rest. */
+
+export const anyObject = { type: 'object' } as const
+
+export const specCreateResponse = {
+  type: 'object',
+  properties: {
+    result: { type: 'integer' },
+    trackId: { type: 'string' },
+    message: { type: 'string' },
+  },
+  required: ['result'],
+} as const
+
+export const specVerifyResponse = {
+  type: 'object',
+  properties: {
+    result: { type: 'integer' },
+    amount: { type: 'number' },
+    refNumber: { type: 'string' },
+    message: { type: 'string' },
+  },
+  required: ['result'],
+} as const
+
+export const trackIdParams = {
+  type: 'object',
+  properties: { trackId: { type: 'string', minLength: 1, maxLength: 200 } },
+  required: ['trackId'],
+} as const
+
+export const keyParams = {
+  type: 'object',
+  properties: { key: { type: 'string', minLength: 1, maxLength: 200 } },
+  required: ['key'],
+} as const
+
+export const idParams = {
+  type: 'object',
+  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+  required: ['id'],
+} as const
+
+export const simulateBody = {
+  type: 'object',
+  properties: {
+    outcome: { type: 'string', enum: ['paid', 'unfinalized', 'failed'] },
+    amount: { type: 'number' },
+    asset: { type: 'string', minLength: 1, maxLength: 20 },
+  },
+  required: ['outcome'],
+  additionalProperties: false,
+} as const
+
+export const createMerchantBody = {
+  type: 'object',
+  properties: {
+    key: { type: 'string' },
+    name: { type: 'string' },
+  },
+  additionalProperties: false,
+} as const
+
+export const paymentListQuery = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['pending', 'unfinalized', 'paid', 'failed'] },
+    merchant: { type: 'string' },
+    limit: { type: 'integer', minimum: 1, maximum: 100000 },
+  },
+  additionalProperties: false,
+} as const

@@ -1,0 +1,97 @@
+import { resolve } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { SandboxService } from '../service/sandbox.js'
+import { DataFileError } from '../store/errors.js'
+import { type OpenReport, Store } from '../store/store.js'
+import { version } from '../version.js'
+import { buildApp } from './app.js'
+import type { SandboxInfo } from './info.js'
+
+export const DEFAULT_HOST = '127.0.0.1'
+export const DEFAULT_PORT = 8787
+export const DEFAULT_DATA_FILE = '.pay-sandbox/data.json'
+
+export interface StartOptions {
+  /** 0 picks a free port. Default 8787. */
+  port?: number
+  host?: string
+  /** Data file path; relative paths resolve against the current directory. */
+  dataFile?: string
+  /** Request log lines; omit for silence. */
+  log?: (line: string) => void
+  logError?: (error: unknown) => void
+  now?: () => Date
+  compactAfter?: number
+}
+
+export interface RunningSandbox {
+  url: string
+  info: SandboxInfo
+  report: OpenReport
+  service: SandboxService
+  app: FastifyInstance
+  /** Finishes in-flight requests, writes the full state to the data file, releases it. */
+  stop(): Promise<void>
+}
+
+/** The port is taken or the address cannot be bound. */
+export class ListenError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ListenError'
+  }
+}
+
+/** Opens the data file, builds the app and listens. Throws DataFileError or ListenError with a clear message. */
+export async function startServer(options: StartOptions = {}): Promise<RunningSandbox> {
+  const dataFile = resolve(options.dataFile ?? DEFAULT_DATA_FILE)
+  const host = options.host ?? DEFAULT_HOST
+  const port = options.port ?? DEFAULT_PORT
+  const now = options.now ?? (() => new Date())
+  const { store, report } = await Store.open({
+    file: dataFile,
+    now,
+    ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
+  })
+  const service = new SandboxService(store, now)
+  let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
+  const app = await buildApp({
+    service,
+    info: () => info,
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.logError ? { logError: options.logError } : {}),
+  })
+  try {
+    await app.listen({ port, host })
+  } catch (error) {
+    await app.close()
+    await store.close()
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE') throw new ListenError(`port ${port} on ${host} is in use; pick another with --port, or --port 0 for any free port`)
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ListenError(`cannot listen on host ${host}: no such local address`)
+    if (code === 'EACCES') throw new ListenError(`not allowed to listen on port ${port}; use a port above 1023`)
+    throw error
+  }
+  const address = app.server.address()
+  const boundPort = typeof address === 'object' && address ? address.port : port
+  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
+  const url = `http://${urlHost}:${boundPort}`
+  info = { ...info, url }
+  store.setUrl(url)
+
+  let stopping: Promise<void> | undefined
+  return {
+    url,
+    info,
+    report,
+    service,
+    app,
+    stop: () =>
+      (stopping ??= (async () => {
+        await app.close()
+        await store.close()
+      })()),
+  }
+}
+
+export { DataFileError }
