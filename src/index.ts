@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SandboxClient } from './client/index.js'
+import { startServer, type RunningSandbox, type StartOptions } from './server/start.js'
+
+export { SandboxClient, SandboxApiError, SandboxUnreachableError, DEFAULT_URL } from './client/index.js'
+export type * from './client/index.js'
+export { startServer, ListenError, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_DATA_FILE } from './server/start.js'
+export type { StartOptions, RunningSandbox } from './server/start.js'
+export { DataFileError, DataFileInUseError } from './store/errors.js'
+export { SpecResult, SpecMessage } from './domain/outcomes.js'
+
+export interface Sandbox {
+  /** Base URL, e.g. http://127.0.0.1:54321 */
+  url: string
+  /** Typed client of this sandbox (spec API and control API). */
+  client: SandboxClient
+  /** Data file in use. */
+  dataFile: string
+  /** The running server, for tests that need more than HTTP. */
+  server: RunningSandbox
+  /** Stops the server, saves the data file; a temporary data file is deleted with its folder. */
+  stop(): Promise<void>
+}
+
+export interface SandboxOptions extends Omit<StartOptions, 'port'> {
+  /** Default 0: a free port. */
+  port?: number
+}
+
+/**
+ * Starts a sandbox for a test suite: a free port on 127.0.0.1 and, unless `dataFile` is given, a temporary
+ * data file removed on stop.
+ *
+ * ```ts
+ * const sandbox = await startSandbox()
+ * const { trackId } = await sandbox.client.createPayment({ merchant: 'sandbox', amount: 10, callbackUrl })
+ * await sandbox.stop()
+ * ```
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const tempDir = options.dataFile === undefined ? await mkdtemp(join(tmpdir(), 'pay-sandbox-')) : undefined
+  const dataFile = options.dataFile ?? join(tempDir!, 'data.json')
+  let server: RunningSandbox
+  try {
+    server = await startServer({ ...options, port: options.port ?? 0, dataFile })
+  } catch (error) {
+    if (tempDir) await rm(tempDir, { recursive: true, force: true })
+    throw error
+  }
+  const client = new SandboxClient(server.url, { keepAlive: true })
+  return {
+    url: server.url,
+    client,
+    dataFile: server.info.dataFile,
+    server,
+    async stop() {
+      client.close()
+      await server.stop()
+      if (tempDir) await rm(tempDir, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,87 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { onTestFinished } from 'vitest'
+import { type Sandbox, type SandboxOptions, startSandbox } from '../src/index.js'
+
+export const ROOT = resolve(import.meta.dirname, '..')
+export const BIN = join(ROOT, 'bin', 'run.js')
+
+/** A real sandbox on a free port with a temporary data file, stopped when the test finishes. */
+export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const sb = await startSandbox(options)
+  onTestFinished(() => sb.stop())
+  return sb
+}
+
+/** A temporary folder removed when the test finishes. */
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pay-test-'))
+  onTestFinished(() => rm(dir, { recursive: true, force: true }))
+  return dir
+}
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs the real `pay` CLI (bin/run.js, compiled dist) as a process, with no TTY. */
+export function pay(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        cwd: options.cwd ?? ROOT,
+        env: { ...process.env, NO_COLOR: '1', CI: '1', ...options.env },
+        timeout: options.timeoutMs ?? 20_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
+        done({ code, stdout, stderr })
+      },
+    )
+  })
+}
+
+/** Spawns `pay sandbox start` as a process and waits for its JSON start record. Killed when the test finishes. */
+export async function spawnSandbox(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ child: ChildProcess; url: string; dataFile: string; pid: number; output: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, NO_COLOR: '1', CI: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  let out = ''
+  let err = ''
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()))
+  const record = await new Promise<{ url: string; dataFile: string; pid: number }>((resolveStart, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString()
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      if (line) {
+        try {
+          resolveStart(JSON.parse(line))
+        } catch {
+          // wait for the rest of the line
+        }
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code} before starting:\n${err}`)))
+  })
+  return { child, ...record, output: () => out + err }
+}
+
+/** Resolves when the process exits, with its code. */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((r) => child.once('exit', (code) => r(code)))
+}
