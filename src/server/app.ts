@@ -28,7 +28,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // Prototype keys are dropped, not refused: the body is then judged by the spec's rules like any other.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
   })
+  // JSON only: without this, text/plain bodies would be parsed as strings.
+  app.removeContentTypeParser('text/plain')
   installErrorHandling(app, options.logError ?? (() => {}))
 
   const log = options.log

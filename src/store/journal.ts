@@ -84,6 +84,7 @@ export class JournalWriter {
   readonly path: string
   private handle: Handle
   private size: number
+  private appends = 0
 
   private constructor(path: string, handle: Handle, size: number) {
     this.path = path
@@ -101,12 +102,17 @@ export class JournalWriter {
     return this.size
   }
 
+  get writes(): number {
+    return this.appends
+  }
+
   async append(text: string): Promise<void> {
     const buffer = Buffer.from(text)
     try {
       await this.handle.write(buffer, 0, buffer.length)
       await this.handle.datasync()
       this.size += buffer.length
+      this.appends++
     } catch (error) {
       // Cut back to the last durable record, so a half-written line never sits before later ones.
       await truncate(this.path, this.size).catch(() => {})
