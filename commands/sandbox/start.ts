@@ -71,7 +71,8 @@ export default class SandboxStart extends PayCommand {
     )
     this.log(chalk.dim('Ctrl-C to stop'))
     const result: StartResult = { url: running.url, dataFile: running.info.dataFile, pid: process.pid, merchantKey }
-    if (this.jsonEnabled()) this.logJson(result)
+    // One line, so scripts can read the start record before the server stops.
+    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(result)}\n`)
 
     await new Promise<void>((resolve) => {
       let signals = 0
