@@ -1,0 +1,38 @@
+import { Flags } from '@oclif/core'
+import { PayCommand } from '../../src/cli/base.js'
+import { deliveryTable } from '../../src/cli/deliveries.js'
+import type { Delivery } from '../../src/client/index.js'
+
+export default class CallbackList extends PayCommand {
+  static override summary = 'List callback deliveries, oldest first'
+  static override description = `One row per delivery: a POST of a status change to the payment's callbackUrl, with its retries. STATUS is the payment status the callback reports; STATE is pending (being sent or waiting for a retry), delivered (a 2xx came back) or failed (no retries left). HTTP is the last attempt's status, or timeout/refused/error.
+--json writes {"deliveries": [...]} with every attempt: the file support engineers receive and replay with \`pay callback replay --file\`.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --track-id Xq2w7Zb1Vh0Kc9LmN3pR4s',
+    '<%= config.bin %> <%= command.id %> --state failed',
+    '<%= config.bin %> <%= command.id %> --track-id Xq2w7Zb1Vh0Kc9LmN3pR4s --json > deliveries.json',
+  ]
+
+  static override flags = {
+    'track-id': Flags.string({ description: "only this payment's deliveries" }),
+    state: Flags.string({ description: 'only deliveries in this state', options: ['pending', 'delivered', 'failed'] }),
+    limit: Flags.integer({ description: 'only the newest N', min: 1 }),
+  }
+
+  async run(): Promise<{ deliveries: Delivery[] }> {
+    const { flags } = await this.parse(CallbackList)
+    const deliveries = await this.client(flags.url).listDeliveries({
+      ...(flags['track-id'] !== undefined ? { trackId: flags['track-id'] } : {}),
+      ...(flags.state !== undefined ? { state: flags.state as Delivery['state'] } : {}),
+      ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+    })
+    if (deliveries.length === 0) {
+      this.log(flags['track-id'] ? `No callback deliveries for ${flags['track-id']}.` : 'No callback deliveries yet.')
+    } else {
+      this.log(deliveryTable(deliveries))
+    }
+    return { deliveries }
+  }
+}

@@ -1,0 +1,95 @@
+import { Args, Flags } from '@oclif/core'
+import chalk from 'chalk'
+import { PayCommand } from '../../src/cli/base.js'
+import { replayLine } from '../../src/cli/deliveries.js'
+import { ExitCode } from '../../src/cli/exit-codes.js'
+import type { Delivery } from '../../src/client/index.js'
+
+export default class CallbackReplay extends PayCommand {
+  static override summary = 'Send a recorded callback again, to its URL or another'
+  static override description = `Sends the same JSON body once more (one attempt, no retries) and records it as a new delivery with replayOf set. The argument is a delivery id, or a trackId meaning that payment's latest delivery.
+With --file, the deliveries come from a file written by \`pay callback list --json\` and this command sends them itself, in file order, with the sandbox's sending code: no sandbox needs to run. --to is required then, so a file never sends to the URLs inside it. An argument picks deliveries from the file by delivery id or trackId.
+Exits 8 when a replay was not delivered (connection refused, timeout or a non-2xx answer).`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> dlv_3cosjY6QVuE1',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --to http://localhost:3000/callback',
+    '<%= config.bin %> <%= command.id %> --file deliveries.json --to http://localhost:3000/callback',
+    '<%= config.bin %> <%= command.id %> dlv_3cosjY6QVuE1 --file deliveries.json --to http://localhost:3000/callback --timeout 10s',
+  ]
+
+  static override args = {
+    ref: Args.string({ description: 'delivery id, or trackId for its latest delivery (with --file: a filter)' }),
+  }
+
+  static override flags = {
+    to: Flags.string({ description: 'send to this URL instead of the recorded one (required with --file)' }),
+    file: Flags.string({ description: 'replay deliveries from this export (pay callback list --json) without a sandbox' }),
+    timeout: Flags.string({ description: 'with --file: time allowed per delivery, e.g. 500ms, 5s (a bare number is seconds)', default: '5s' }),
+  }
+
+  async run(): Promise<{ deliveries: Delivery[] }> {
+    const { args, flags } = await this.parse(CallbackReplay)
+    if (flags.to !== undefined) this.checkTo(flags.to)
+    const deliveries = flags.file !== undefined ? await this.fromFile(flags.file, flags.to, flags.timeout, args.ref) : await this.viaSandbox(flags.url, args.ref, flags.to)
+    const failed = deliveries.filter((d) => d.state !== 'delivered').length
+    if (failed > 0) {
+      process.exitCode = ExitCode.callbackFailed
+      const what = deliveries.length === 1 ? 'the replay was not delivered' : `${failed} of ${deliveries.length} replays were not delivered`
+      process.stderr.write(`${chalk.red('Error:')} ${what}\n`)
+    }
+    return { deliveries }
+  }
+
+  private checkTo(to: string): void {
+    let url: URL | undefined
+    try {
+      url = new URL(to)
+    } catch {
+      url = undefined
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      this.fail(`--to must be an absolute http or https URL, e.g. http://localhost:3000/callback (got ${JSON.stringify(to)})`, ExitCode.usage)
+    }
+  }
+
+  private async viaSandbox(url: string, ref: string | undefined, to: string | undefined): Promise<Delivery[]> {
+    if (ref === undefined) {
+      this.fail('missing the delivery id or trackId to replay (or --file <export.json> --to <url>)', ExitCode.usage, {
+        code: 'missing_arg',
+        suggestions: ['pay callback list shows delivery ids'],
+      })
+    }
+    const delivery = await this.client(url).replayDelivery(ref, to !== undefined ? { to } : {})
+    this.log(replayLine(delivery))
+    this.log(chalk.dim(`  recorded as ${delivery.id}`))
+    return [delivery]
+  }
+
+  private async fromFile(file: string, to: string | undefined, timeout: string, ref: string | undefined): Promise<Delivery[]> {
+    const { readDeliveryExport, replayExport, ExportFileError } = await import('../../src/callbacks/export.js')
+    const { parseDuration, MAX_TIMEOUT_MS } = await import('../../src/callbacks/schedule.js')
+    if (to === undefined) {
+      this.fail('--to is required with --file: replays from a file go to a URL you choose, never to the URLs in the file', ExitCode.usage, {
+        code: 'missing_flag',
+        suggestions: ['e.g. --to http://localhost:3000/callback'],
+      })
+    }
+    const timeoutMs = parseDuration(timeout)
+    if (timeoutMs === undefined || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+      this.fail(`--timeout must be a duration from 1ms to ${MAX_TIMEOUT_MS / 1000}s, e.g. 500ms or 5s (got ${JSON.stringify(timeout)})`, ExitCode.usage)
+    }
+    let exported
+    try {
+      exported = await readDeliveryExport(file)
+    } catch (error) {
+      if (error instanceof ExportFileError) this.fail(error.message, ExitCode.usage, { code: 'invalid_file' })
+      throw error
+    }
+    if (ref !== undefined) {
+      exported = exported.filter((d) => d.id === ref || d.trackId === ref)
+      if (exported.length === 0) this.fail(`${file}: no delivery with id or trackId ${ref}`, ExitCode.usage, { code: 'not_in_file' })
+    }
+    return replayExport(exported, { to, timeoutMs, onResult: (d) => this.log(replayLine(d)) })
+  }
+}

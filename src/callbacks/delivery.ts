@@ -1,0 +1,135 @@
+import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
+import { version } from '../version.js'
+import { type CallbackPolicy, retryDelay } from './schedule.js'
+import type { SendResult } from './send.js'
+
+/** The one outbound event of the spec: the payment notification. */
+export const CALLBACK_EVENT = 'payment.status_changed'
+
+export type NotifiedStatus = 'unfinalized' | 'paid' | 'failed'
+
+/**
+ * The JSON body POSTed to the callbackUrl. It says what changed, not that anything is settled: there is no
+ * `result`, `refNumber` or signature, and the receiver must call verify before acting on it.
+ */
+export interface Notification {
+  event: typeof CALLBACK_EVENT
+  trackId: string
+  status: NotifiedStatus
+  /** The order amount given at creation. */
+  amount: number
+  /** What the customer paid (unfinalized and paid); can differ from amount. */
+  paidAmount?: number
+  /** Sandbox asset the customer paid with, when known. */
+  asset?: string
+  /** When the status changed. */
+  occurredAt: string
+  sandbox: true
+}
+
+export const Header = {
+  delivery: 'X-Pay-Sandbox-Delivery',
+  event: 'X-Pay-Sandbox-Event',
+  attempt: 'X-Pay-Sandbox-Attempt',
+  replayOf: 'X-Pay-Sandbox-Replay-Of',
+} as const
+
+export function notificationOf(payment: Payment & { status: NotifiedStatus }): Notification {
+  return {
+    event: CALLBACK_EVENT,
+    trackId: payment.trackId,
+    status: payment.status,
+    amount: payment.amount,
+    ...(payment.status !== 'failed' && payment.paidAmount !== undefined ? { paidAmount: payment.paidAmount } : {}),
+    ...(payment.status !== 'failed' && payment.asset !== undefined ? { asset: payment.asset } : {}),
+    occurredAt: payment.updatedAt,
+    sandbox: true,
+  }
+}
+
+export function isNotified(payment: Payment): payment is Payment & { status: NotifiedStatus } {
+  return payment.status === 'unfinalized' || payment.status === 'paid' || payment.status === 'failed'
+}
+
+/** Headers of every attempt of a delivery (Content-Length, Host and Connection are added by Node). */
+export function deliveryHeaders(id: string, event: string, replayOf?: string): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': `pay-sandbox/${version}`,
+    [Header.delivery]: id,
+    [Header.event]: event,
+    ...(replayOf !== undefined ? { [Header.replayOf]: replayOf } : {}),
+  }
+}
+
+export function attemptHeaders(delivery: Delivery, attempt: number): Record<string, string> {
+  return { ...delivery.headers, [Header.attempt]: String(attempt) }
+}
+
+/** The exact bytes sent: the same for every attempt and replay of one body. */
+export function bodyText(delivery: Delivery): string {
+  return JSON.stringify(delivery.body)
+}
+
+export function newDelivery(input: {
+  id: string
+  trackId: string
+  url: string
+  event: string
+  body: Record<string, unknown>
+  maxRetries: number
+  now: string
+  replayOf?: string
+}): Delivery {
+  return {
+    id: input.id,
+    trackId: input.trackId,
+    url: input.url,
+    event: input.event,
+    body: input.body,
+    headers: deliveryHeaders(input.id, input.event, input.replayOf),
+    state: 'pending',
+    attempts: [],
+    maxRetries: input.maxRetries,
+    nextAttemptAt: input.now,
+    ...(input.replayOf !== undefined ? { replayOf: input.replayOf } : {}),
+    createdAt: input.now,
+    updatedAt: input.now,
+  }
+}
+
+/** A replay: the same body to `url`, one attempt, linked to the original. */
+export function replayDelivery(original: Pick<Delivery, 'id' | 'trackId' | 'url' | 'event' | 'body'>, input: { id: string; url?: string; now: string }): Delivery {
+  return newDelivery({
+    id: input.id,
+    trackId: original.trackId,
+    url: input.url ?? original.url,
+    event: original.event,
+    body: original.body,
+    maxRetries: 0,
+    now: input.now,
+    replayOf: original.id,
+  })
+}
+
+/** The delivery after one finished attempt: delivered, failed for good, or pending with the next attempt due. */
+export function withAttempt(delivery: Delivery, result: SendResult, at: Date, policy: CallbackPolicy, now: Date): Delivery {
+  const attempt: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at: at.toISOString(), durationMs: result.durationMs }
+  if (result.status !== undefined) attempt.status = result.status
+  if (result.responseExcerpt !== undefined) attempt.responseExcerpt = result.responseExcerpt
+  if (result.truncated) attempt.truncated = true
+  if (result.error !== undefined) attempt.error = result.error
+  const attempts = [...delivery.attempts, attempt]
+  const { nextAttemptAt: _, ...rest } = delivery
+  const updatedAt = now.toISOString()
+  if (result.ok) return { ...rest, attempts, state: 'delivered', updatedAt }
+  if (attempts.length > delivery.maxRetries) return { ...rest, attempts, state: 'failed', updatedAt }
+  const wait = retryDelay(policy, attempts.length)
+  return { ...rest, attempts, state: 'pending', nextAttemptAt: new Date(now.getTime() + wait).toISOString(), updatedAt }
+}
+
+/** The payment status a delivery reports, read from its body. */
+export function reportedStatus(delivery: Pick<Delivery, 'body'>): string | undefined {
+  const status = delivery.body.status
+  return typeof status === 'string' ? status : undefined
+}
