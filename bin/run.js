@@ -1,4 +1,15 @@
 #!/usr/bin/env node
+import { statSync, unlinkSync } from 'node:fs'
 import { execute } from '@oclif/core'
+
+// oclif.manifest.json (written by `npm run build`) spares importing every command at start. One older than the
+// last compile may miss new commands, so it is dropped and oclif reads the commands themselves.
+const root = new URL('..', import.meta.url)
+try {
+  const manifest = new URL('oclif.manifest.json', root)
+  if (statSync(manifest).mtimeMs < statSync(new URL('dist/.tsbuildinfo', root)).mtimeMs) unlinkSync(manifest)
+} catch {
+  // no manifest, no build info, or a read-only install: nothing to check
+}
 
 await execute({ dir: import.meta.url })

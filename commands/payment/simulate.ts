@@ -4,6 +4,7 @@ import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, parseNumber, status } from '../../src/cli/format.js'
 import type { Payment } from '../../src/client/index.js'
+import { outcomes } from '../../src/domain/payment.js'
 
 export default class PaymentSimulate extends PayCommand {
   static override summary = 'Act as the customer: pay, pay without finalizing, or abandon a payment'
@@ -25,9 +26,8 @@ export default class PaymentSimulate extends PayCommand {
 
   static override flags = {
     outcome: Flags.string({
-      description: 'what the customer does',
+      description: 'what the customer does (picked from a list at a terminal if missing)',
       options: ['paid', 'unfinalized', 'failed'],
-      required: true,
     }),
     amount: Flags.string({ description: 'amount the customer pays (default: the order amount)' }),
     asset: Flags.string({ description: 'sandbox asset the customer pays with, e.g. BTC' }),
@@ -40,8 +40,9 @@ export default class PaymentSimulate extends PayCommand {
       amount = parseNumber(flags.amount)
       if (amount === undefined) this.fail(`--amount must be a number (got ${JSON.stringify(flags.amount)})`, ExitCode.usage)
     }
+    const outcome = await this.requiredChoice('outcome', flags.outcome, 'What does the customer do?', outcomes)
     const payment = await this.client(flags.url).simulate(args.trackId, {
-      outcome: flags.outcome as 'paid' | 'unfinalized' | 'failed',
+      outcome,
       ...(amount !== undefined ? { amount } : {}),
       ...(flags.asset !== undefined ? { asset: flags.asset } : {}),
     })

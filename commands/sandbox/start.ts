@@ -13,12 +13,13 @@ export interface StartResult {
 
 export default class SandboxStart extends PayCommand {
   static override summary = 'Run the sandbox server in the foreground'
-  static override description = `Serves the spec API (/api/v1), checkout pages (/pay/<trackId>) and the control API (/_sandbox) on one port, keeping state in a JSON data file. Prints one line per request. Ctrl-C or SIGTERM finishes in-flight requests, writes the full state to the data file and exits 0.`
+  static override description = `Serves the spec API (/api/v1), checkout pages (/pay/<trackId>) and the control API (/_sandbox) on one port, keeping state in a JSON data file. Prints one line per request. Ctrl-C, SIGTERM or \`pay sandbox stop\` finishes in-flight requests, writes the full state to the data file and exits 0. With --detach it runs in the background, logging to <data file>.log.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --port 0 --data ./tmp/sandbox.json',
     'PAY_SANDBOX_PORT=9000 <%= config.bin %> <%= command.id %> --quiet',
+    '<%= config.bin %> <%= command.id %> --detach --json',
   ]
 
   static override flags = {
@@ -26,27 +27,104 @@ export default class SandboxStart extends PayCommand {
     host: Flags.string({ description: 'address to listen on', env: 'PAY_SANDBOX_HOST', default: '127.0.0.1' }),
     data: Flags.string({ description: 'data file', env: 'PAY_SANDBOX_DATA', default: '.pay-sandbox/data.json' }),
     quiet: Flags.boolean({ description: 'no request log lines' }),
+    'callback-retries': Flags.integer({
+      description: 'retries after a failed callback attempt (0: one attempt only) [default: 3]',
+      env: 'PAY_SANDBOX_CALLBACK_RETRIES',
+      min: 0,
+      max: 100,
+    }),
+    'callback-timeout': Flags.string({
+      description: 'time allowed per callback attempt, e.g. 500ms, 5s; a bare number is seconds [default: 5s]',
+      env: 'PAY_SANDBOX_CALLBACK_TIMEOUT',
+    }),
+    'callback-schedule': Flags.string({
+      description: 'waits before each retry, comma-separated; the last repeats [default: 1s,5s,30s]',
+      env: 'PAY_SANDBOX_CALLBACK_SCHEDULE',
+    }),
+    detach: Flags.boolean({
+      description: 'run in the background: wait until it answers, print its URL and pid, and exit (log: <data file>.log; stop it with `pay sandbox stop`)',
+    }),
   }
 
   async run(): Promise<StartResult> {
     const { flags } = await this.parse(SandboxStart)
+    const { policyFromFlags, describePolicy } = await import('../../src/callbacks/schedule.js')
+    let callbacks
+    try {
+      callbacks = policyFromFlags({
+        ...(flags['callback-retries'] !== undefined ? { retries: flags['callback-retries'] } : {}),
+        ...(flags['callback-timeout'] !== undefined ? { timeout: flags['callback-timeout'] } : {}),
+        ...(flags['callback-schedule'] !== undefined ? { schedule: flags['callback-schedule'] } : {}),
+      })
+    } catch (error) {
+      this.fail((error as Error).message, ExitCode.usage)
+    }
+    if (flags.detach) {
+      const { startDetached } = await import('../../src/cli/detach.js')
+      return startDetached({
+        root: this.config.root,
+        port: flags.port,
+        host: flags.host,
+        data: flags.data,
+        quiet: flags.quiet,
+        extraArgs: [
+          '--callback-retries',
+          String(callbacks.retries),
+          '--callback-timeout',
+          `${callbacks.timeoutMs}ms`,
+          ...(callbacks.scheduleMs.length > 0 ? ['--callback-schedule', callbacks.scheduleMs.map((ms) => `${ms}ms`).join(',')] : []),
+        ],
+        say: (line) => this.log(line),
+      })
+    }
     const { startServer, ListenError } = await import('../../src/server/start.js')
     const { DataFileError } = await import('../../src/store/errors.js')
     // With --json, stdout carries only the start record; request lines go to stderr.
     const out = (line: string) => (this.jsonEnabled() ? process.stderr : process.stdout).write(`${line}\n`)
     let running
+    // Set once the signal path exists below; POST /_sandbox/shutdown runs the same path.
+    let requestStop = (_reason: string): void => {}
     try {
       running = await startServer({
         port: flags.port,
         host: flags.host,
         dataFile: flags.data,
+        callbacks,
         ...(flags.quiet ? {} : { log: out }),
+        onShutdownRequest: () => requestStop('shutdown requested'),
         logError: (error) => process.stderr.write(`${chalk.red('internal error:')} ${(error as Error).stack ?? String(error)}\n`),
       })
     } catch (error) {
       if (error instanceof DataFileError || error instanceof ListenError) this.fail(error.message, ExitCode.startFailed)
       throw error
     }
+    const sandbox = running
+    // Handlers go in before the banner: whoever reads "Ctrl-C to stop" may signal at once.
+    const stopped = new Promise<void>((resolve) => {
+      let signals = 0
+      const onSignal = (signal: string) => {
+        signals++
+        if (signals > 1) {
+          process.stderr.write('Stopping now, without waiting.\n')
+          process.exit(ExitCode.error)
+        }
+        process.stderr.write(`${signal}: finishing requests and saving ${sandbox.info.dataFile}…\n`)
+        sandbox
+          .stop()
+          .then(() => {
+            process.stderr.write('Stopped.\n')
+            resolve()
+          })
+          .catch((error: Error) => {
+            process.stderr.write(`Could not save on stop: ${error.message}\n`)
+            process.exitCode = ExitCode.error
+            resolve()
+          })
+      }
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+      requestStop = onSignal
+    })
     const merchants = running.service.listMerchants()
     const merchantKey = (merchants.find((m) => m.key === 'sandbox' && m.enabled) ?? merchants.find((m) => m.enabled))?.key
     if (!isLoopback(flags.host)) {
@@ -67,6 +145,7 @@ export default class SandboxStart extends PayCommand {
         ['data file', running.info.dataFile],
         ['merchant key', merchantKey ?? chalk.yellow('none enabled — pay merchant create')],
         ['checkout', `${running.url}/pay/<trackId>`],
+        ['callbacks', describePolicy(running.callbacks.policy)],
       ]),
     )
     this.log(chalk.dim('Ctrl-C to stop'))
@@ -74,30 +153,7 @@ export default class SandboxStart extends PayCommand {
     // One line, so scripts can read the start record before the server stops.
     if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(result)}\n`)
 
-    await new Promise<void>((resolve) => {
-      let signals = 0
-      const onSignal = (signal: NodeJS.Signals) => {
-        signals++
-        if (signals > 1) {
-          process.stderr.write('Stopping now, without waiting.\n')
-          process.exit(ExitCode.error)
-        }
-        process.stderr.write(`${signal}: finishing requests and saving ${running.info.dataFile}…\n`)
-        running
-          .stop()
-          .then(() => {
-            process.stderr.write('Stopped.\n')
-            resolve()
-          })
-          .catch((error: Error) => {
-            process.stderr.write(`Could not save on stop: ${error.message}\n`)
-            process.exitCode = ExitCode.error
-            resolve()
-          })
-      }
-      process.on('SIGINT', onSignal)
-      process.on('SIGTERM', onSignal)
-    })
+    await stopped
     // Already printed at start; returning nothing keeps --json output to that one record.
     return undefined as unknown as StartResult
   }

@@ -1,0 +1,26 @@
+import { Args } from '@oclif/core'
+import { PayCommand } from '../src/cli/base.js'
+
+export default class Open extends PayCommand {
+  static override summary = "Open a payment's checkout page in the browser (prints the URL when no browser can be opened)"
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --json',
+  ]
+
+  static override args = {
+    trackId: Args.string({ description: 'trackId of the payment', required: true }),
+  }
+
+  async run(): Promise<{ url: string; opened: boolean }> {
+    const { args, flags } = await this.parse(Open)
+    const client = this.client(flags.url)
+    // An unknown trackId is reported here rather than as a 404 page in the browser.
+    const { payment } = await client.getPayment(args.trackId)
+    const url = client.checkoutUrl(payment.trackId)
+    const { openInBrowser } = await import('../src/cli/browser.js')
+    const opened = await openInBrowser(url, (line) => this.logToStderr(line))
+    this.log(url)
+    return { url, opened }
+  }
+}

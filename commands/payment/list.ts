@@ -1,0 +1,52 @@
+import { Flags } from '@oclif/core'
+import chalk from 'chalk'
+import { PayCommand } from '../../src/cli/base.js'
+import { status, table } from '../../src/cli/format.js'
+import type { Payment, PaymentStatus } from '../../src/client/index.js'
+
+export default class PaymentList extends PayCommand {
+  static override summary = 'List payments, oldest first (with --limit, the newest N)'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    '<%= config.bin %> <%= command.id %> --status paid --limit 20',
+    '<%= config.bin %> <%= command.id %> --merchant shop_key --json',
+  ]
+
+  static override flags = {
+    status: Flags.string({ description: 'only payments in this state', options: ['pending', 'unfinalized', 'paid', 'failed'] }),
+    merchant: Flags.string({ description: 'only payments of this merchant API key' }),
+    limit: Flags.integer({ description: 'only the newest N', min: 1, max: 100_000 }),
+  }
+
+  async run(): Promise<{ payments: Payment[] }> {
+    const { flags } = await this.parse(PaymentList)
+    const payments = await this.client(flags.url).listPayments({
+      ...(flags.status !== undefined ? { status: flags.status as PaymentStatus } : {}),
+      ...(flags.merchant !== undefined ? { merchant: flags.merchant } : {}),
+      ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
+    })
+    if (payments.length === 0) {
+      this.log(chalk.dim('No payments.'))
+    } else {
+      this.log(
+        table(
+          ['TRACK ID', 'STATUS', 'AMOUNT', 'PAID', 'MERCHANT', 'CREATED', 'DESCRIPTION'],
+          payments.map((p) => [
+            p.trackId,
+            status(p.status),
+            String(p.amount),
+            p.paidAmount === undefined ? '' : p.paidAmount === p.amount ? String(p.paidAmount) : chalk.yellow(String(p.paidAmount)),
+            p.merchant,
+            p.createdAt.replace('T', ' ').slice(0, 19),
+            truncate(p.description ?? '', 40),
+          ]),
+        ),
+      )
+    }
+    return { payments }
+  }
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text
+}

@@ -1,0 +1,63 @@
+import { readFile } from 'node:fs/promises'
+import { Args, Flags } from '@oclif/core'
+import chalk from 'chalk'
+import { PayCommand } from '../../src/cli/base.js'
+import { confirmDestructive } from '../../src/cli/confirm.js'
+import { ExitCode } from '../../src/cli/exit-codes.js'
+import type { ImportResult } from '../../src/client/index.js'
+import { checkExportFile } from '../../src/domain/transfer.js'
+
+export default class SandboxImport extends PayCommand {
+  static override summary = 'Replace the sandbox state with a file written by `pay sandbox export`'
+  static override description =
+    'Checks the whole file first (format, version, every record and its fields, references between records); an invalid file is refused with what is wrong and nothing changes. Replaces merchants, payments and deliveries. Asks for confirmation at a terminal; scripts pass --yes.'
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> state.json',
+    '<%= config.bin %> <%= command.id %> fixtures/seed.json --yes --json',
+  ]
+
+  static override args = {
+    file: Args.string({ description: 'export file to load', required: true }),
+  }
+
+  static override flags = {
+    yes: Flags.boolean({ char: 'y', description: 'do not ask for confirmation' }),
+  }
+
+  async run(): Promise<ImportResult> {
+    const { args, flags } = await this.parse(SandboxImport)
+    let text: string
+    try {
+      text = await readFile(args.file, 'utf8')
+    } catch (error) {
+      this.fail(`cannot read ${args.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, ExitCode.usage)
+    }
+    let data: unknown
+    try {
+      data = JSON.parse(text)
+    } catch (error) {
+      this.fail(`${args.file} is not valid JSON: ${(error as Error).message}`, ExitCode.usage)
+    }
+    const check = checkExportFile(data)
+    if (!check.ok) {
+      this.fail(`${args.file} is not a valid export file:\n${check.problems.map((p) => `  - ${p}`).join('\n')}`, ExitCode.usage, {
+        code: 'invalid_file',
+      })
+    }
+    const { merchants, payments, deliveries } = check.file
+    const client = this.client(flags.url)
+    const { counts, url } = await client.health()
+    await confirmDestructive({
+      yes: flags.yes,
+      canPrompt: this.canPrompt(),
+      what: `import replaces all ${counts.merchants} merchants, ${counts.payments} payments and ${counts.deliveries} deliveries at ${url}`,
+      question: `Replace everything at ${url} (${counts.merchants} merchants, ${counts.payments} payments, ${counts.deliveries} deliveries) with ${args.file}?`,
+    })
+    const result = await client.importState(check.file)
+    this.log(
+      `${chalk.green('✔')} Loaded ${merchants.length} merchants, ${payments.length} payments and ${deliveries.length} deliveries from ${args.file}`,
+    )
+    return result
+  }
+}

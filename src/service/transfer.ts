@@ -1,0 +1,45 @@
+import { SandboxError } from '../domain/outcomes.js'
+import { checkExportFile, EXPORT_FORMAT, EXPORT_VERSION, type ExportFile } from '../domain/transfer.js'
+import type { SandboxService } from './sandbox.js'
+
+export interface ResetResult {
+  /** Payments and deliveries removed. */
+  cleared: { payments: number; deliveries: number }
+  /** Merchants stay, with their keys and enabled state. */
+  kept: { merchants: number }
+}
+
+export interface ImportResult {
+  loaded: { merchants: number; payments: number; deliveries: number }
+  /** What the import replaced. */
+  replaced: { merchants: number; payments: number; deliveries: number }
+}
+
+/** Clears payments and deliveries; merchants are kept so API keys in use stay valid. */
+export async function resetSandbox(service: SandboxService): Promise<ResetResult> {
+  const before = service.store.counts()
+  await service.store.reset()
+  return { cleared: { payments: before.payments, deliveries: before.deliveries }, kept: { merchants: before.merchants } }
+}
+
+export function exportSandbox(service: SandboxService, sandboxVersion: string, now: Date): ExportFile {
+  const image = service.store.exportImage()
+  return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now.toISOString(), sandboxVersion, ...image }
+}
+
+/** Replaces the whole state with a checked export file; an invalid file changes nothing. */
+export async function importSandbox(service: SandboxService, data: unknown): Promise<ImportResult> {
+  const check = checkExportFile(data)
+  if (!check.ok) throw new SandboxError('invalidBody', `not a valid export file: ${check.problems.join('; ')}`)
+  const { merchants, payments } = check.file
+  // An imported delivery is history: it is never sent again by itself (its URL may be someone else's
+  // server). Deliveries still pending in the file are recorded as failed; `pay callback replay` resends one.
+  const deliveries = check.file.deliveries.map((d) => {
+    if (d.state !== 'pending') return d
+    const { nextAttemptAt: _dropped, ...rest } = d
+    return { ...rest, state: 'failed' as const }
+  })
+  const replaced = service.store.counts()
+  await service.store.replace({ merchants, payments, deliveries })
+  return { loaded: { merchants: merchants.length, payments: payments.length, deliveries: deliveries.length }, replaced }
+}

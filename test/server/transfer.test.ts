@@ -1,0 +1,35 @@
+import { createServer } from 'node:http'
+import { expect, test } from 'vitest'
+import { sandbox } from '../helpers.js'
+
+test('an imported pending delivery is recorded as failed and never sent by itself', async () => {
+  let hits = 0
+  const receiver = createServer((_req, res) => {
+    hits++
+    res.writeHead(503).end()
+  })
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
+  const port = (receiver.address() as { port: number }).port
+  try {
+    // A delivery left pending: the receiver refuses, and the next retry is far away.
+    const source = await sandbox({ callbacks: { retries: 3, timeoutMs: 500, scheduleMs: [60_000] } })
+    const created = await source.client.createPayment({ merchant: 'sandbox', amount: 3, callbackUrl: `http://127.0.0.1:${port}/cb` })
+    if (created.result !== 100) throw new Error(JSON.stringify(created))
+    await source.client.simulate(created.trackId, { outcome: 'paid' })
+    await expect.poll(async () => (await source.client.getPayment(created.trackId)).deliveries[0]?.attempts.length).toBe(1)
+    const exported = await source.client.exportState()
+    expect(exported.deliveries[0]).toMatchObject({ state: 'pending', nextAttemptAt: expect.any(String) })
+
+    const target = await sandbox({ callbacks: { retries: 3, timeoutMs: 500, scheduleMs: [10] } })
+    const result = await target.client.importState(exported)
+    expect(result.loaded).toEqual({ merchants: 1, payments: 1, deliveries: 1 })
+    const [delivery] = (await target.client.getPayment(created.trackId)).deliveries
+    expect(delivery).toMatchObject({ state: 'failed' })
+    expect(delivery).not.toHaveProperty('nextAttemptAt')
+    const before = hits
+    await new Promise((r) => setTimeout(r, 300))
+    expect(hits).toBe(before)
+  } finally {
+    receiver.close()
+  }
+})
