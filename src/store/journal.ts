@@ -1,7 +1,7 @@
 import { open, readFile, rename, truncate } from 'node:fs/promises'
 import type { Delivery, Merchant, Payment } from '../domain/types.js'
 import { DataFileError } from './errors.js'
-import { dirOf, syncDir } from './fsutil.js'
+import { dirOf, syncDir, writeAll } from './fsutil.js'
 
 export interface StateImage {
   merchants: Merchant[]
@@ -109,7 +109,7 @@ export class JournalWriter {
   async append(text: string): Promise<void> {
     const buffer = Buffer.from(text)
     try {
-      await this.handle.write(buffer, 0, buffer.length)
+      await writeAll(this.handle, buffer)
       await this.handle.datasync()
       this.size += buffer.length
       this.appends++

@@ -1,5 +1,5 @@
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs'
-import { DataFileInUseError } from './errors.js'
+import { DataFileError, DataFileInUseError } from './errors.js'
 
 export interface LockInfo {
   pid: number
@@ -25,7 +25,13 @@ export class DataFileLock {
         writeFileSync(path, JSON.stringify(info), { flag: 'wx' })
         return new DataFileLock(path, info)
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        const code = (error as NodeJS.ErrnoException).code
+        if (code !== 'EEXIST') {
+          throw new DataFileError(
+            `cannot create lock file ${path} beside data file ${dataFile} (${code ?? (error as Error).message}): ` +
+              'the folder must be writable; use another --data file or fix its permissions.',
+          )
+        }
       }
       const holder = readLock(path)
       if (holder && holder.pid !== process.pid && isAlive(holder.pid)) {

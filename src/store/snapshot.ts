@@ -2,7 +2,7 @@ import { open, readFile, rename, unlink } from 'node:fs/promises'
 import type { Adapter } from 'lowdb'
 import type { Delivery, Merchant, Payment } from '../domain/types.js'
 import { DataFileError } from './errors.js'
-import { dirOf, syncDir } from './fsutil.js'
+import { dirOf, syncDir, writeAll } from './fsutil.js'
 
 export const SNAPSHOT_FORMAT = 'pay-sandbox/1'
 
@@ -56,11 +56,11 @@ export class SnapshotFile implements Adapter<Snapshot> {
     const tmp = `${this.path}.tmp-${process.pid}`
     const handle = await open(tmp, 'w')
     try {
-      await handle.write(`{\n"format": ${JSON.stringify(data.format)},\n"seq": ${data.seq},\n`)
+      await writeAll(handle, `{\n"format": ${JSON.stringify(data.format)},\n"seq": ${data.seq},\n`)
       await writeRecords(handle, 'merchants', data.merchants, ',')
       await writeRecords(handle, 'payments', data.payments, ',')
       await writeRecords(handle, 'deliveries', data.deliveries, '')
-      await handle.write('}\n')
+      await writeAll(handle, '}\n')
       await handle.sync()
     } catch (error) {
       await handle.close()
@@ -76,13 +76,13 @@ export class SnapshotFile implements Adapter<Snapshot> {
 type Handle = Awaited<ReturnType<typeof open>>
 
 async function writeRecords(handle: Handle, name: string, records: readonly object[], after: string): Promise<void> {
-  await handle.write(`"${name}": [`)
+  await writeAll(handle, `"${name}": [`)
   for (let i = 0; i < records.length; i += RECORDS_PER_CHUNK) {
     const chunk = records.slice(i, i + RECORDS_PER_CHUNK)
     const text = chunk.map((r) => JSON.stringify(r)).join(',\n')
-    await handle.write((i === 0 ? '\n' : ',\n') + text)
+    await writeAll(handle, (i === 0 ? '\n' : ',\n') + text)
   }
-  await handle.write(`${records.length > 0 ? '\n' : ''}]${after}\n`)
+  await writeAll(handle, `${records.length > 0 ? '\n' : ''}]${after}\n`)
 }
 
 function parseSnapshot(data: unknown, path: string): Snapshot {
