@@ -10,6 +10,15 @@ export { startServer, ListenError, DEFAULT_PORT, DEFAULT_HOST, DEFAULT_DATA_FILE
 export type { StartOptions, RunningSandbox } from './server/start.js'
 export { DataFileError, DataFileInUseError } from './store/errors.js'
 export { SpecResult, SpecMessage } from './domain/outcomes.js'
+export { DEFAULT_CALLBACK_POLICY } from './callbacks/schedule.js'
+export type { CallbackPolicy } from './callbacks/schedule.js'
+export type { Notification as CallbackBody } from './callbacks/delivery.js'
+export { loadScenarios } from './scenario/load.js'
+export { parseScenario, ScenarioFileError } from './scenario/parse.js'
+export { runScenario, runScenarios } from './scenario/run.js'
+export type { RunReport, ScenarioReport, StepReport } from './scenario/run.js'
+export { toJUnit } from './scenario/report.js'
+export type { Scenario } from './scenario/types.js'
 
 export interface Sandbox {
   /** Base URL, e.g. http://127.0.0.1:54321 */

@@ -51,6 +51,16 @@ export abstract class PayCommand extends Command {
     return input({ message, required: true }, { output: process.stderr })
   }
 
+  /** A required choice: the flag's, else picked from a list at a terminal, else a usage error naming the flag. */
+  protected async requiredChoice<T extends string>(flag: string, value: string | undefined, message: string, choices: readonly T[]): Promise<T> {
+    if (value !== undefined && value !== '') return value as T
+    if (!this.canPrompt()) {
+      throw new PayError(`missing required flag --${flag} (one of ${choices.join(', ')})`, ExitCode.usage, { code: 'missing_flag' })
+    }
+    const { select } = await import('@inquirer/prompts')
+    return select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, { output: process.stderr })
+  }
+
   protected fail(message: string, exit: ExitCodeValue, options: { code?: string; suggestions?: string[] } = {}): never {
     throw new PayError(message, exit, options)
   }

@@ -3,11 +3,14 @@ export async function openInBrowser(url: string, say: (line: string) => void): P
   try {
     const { default: open } = await import('open')
     const child = await open(url, { wait: false })
+    // `open` unrefs its child; the timer keeps the process alive until the opener has had time to fail.
+    let timer: NodeJS.Timeout | undefined
     const failed = await new Promise<boolean>((resolve) => {
       child.once('error', () => resolve(true))
       child.once('exit', (code) => resolve(code !== 0 && code !== null))
-      setTimeout(() => resolve(false), 1500).unref()
+      timer = setTimeout(() => resolve(false), 1500)
     })
+    clearTimeout(timer)
     if (!failed) return true
   } catch {
     // fall through to printing the URL

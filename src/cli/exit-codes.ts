@@ -15,6 +15,8 @@ export const ExitCode = {
   expectationFailed: 6,
   /** The sandbox could not start: data file unusable or in use, port taken. */
   startFailed: 7,
+  /** A callback (replay) was not delivered: refused, timed out or answered non-2xx. */
+  callbackFailed: 8,
 } as const
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
@@ -27,6 +29,7 @@ export const exitCodeDescriptions: Record<ExitCodeValue, string> = {
   5: 'the control API refused the request (unknown trackId, merchant or delivery; a move the payment cannot make; a conflict)',
   6: 'an expectation was not met (--expect, a wait that timed out, a failed scenario step)',
   7: 'the sandbox could not start (data file unusable or in use, port taken)',
+  8: 'a replayed callback was not delivered (connection refused, timeout or a non-2xx answer)',
 }
 
 /** A failure the CLI reports on stderr (or as JSON) and exits with. */

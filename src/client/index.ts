@@ -5,8 +5,11 @@ import type { Outcome } from '../domain/payment.js'
 import type { VerifyBody } from '../domain/validate.js'
 import type { CreateBody } from '../service/sandbox.js'
 import type { SandboxInfo } from '../server/info.js'
+import type { ExportFile } from '../domain/transfer.js'
+import type { ImportResult, ResetResult } from '../service/transfer.js'
 
 export type { CreateBody, VerifyBody, Delivery, Merchant, Payment, PaymentStatus, Outcome, SandboxInfo }
+export type { ExportFile, ImportResult, ResetResult }
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787'
 
@@ -121,8 +124,8 @@ export class SandboxClient {
   }
 
   /** A JSON request that must succeed (2xx); a request error throws SandboxApiError. */
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await this.raw({ method, path, body })
+  private async call<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+    const res = await this.raw({ method, path, body, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
     if (res.status >= 200 && res.status < 300 && res.json !== undefined) return res.json as T
     const err = res.json as Partial<RequestErrorBody> | undefined
     if (err && typeof err.message === 'string' && typeof err.error === 'string') {
@@ -179,6 +182,52 @@ export class SandboxClient {
     const action = enabled ? 'enable' : 'disable'
     return (await this.call<{ merchant: Merchant }>('POST', `/_sandbox/merchants/${encodeURIComponent(key)}/${action}`, {}))
       .merchant
+  }
+
+  // ── callback deliveries ───────────────────────────────────────────────
+
+  /** Deliveries in creation order, newest last; `limit` keeps the newest. */
+  async listDeliveries(filter: { trackId?: string; state?: Delivery['state']; limit?: number } = {}): Promise<Delivery[]> {
+    const query = new URLSearchParams()
+    for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v))
+    const qs = query.size > 0 ? `?${query}` : ''
+    return (await this.call<{ deliveries: Delivery[] }>('GET', `/_sandbox/deliveries${qs}`)).deliveries
+  }
+
+  async getDelivery(id: string): Promise<Delivery> {
+    return (await this.call<{ delivery: Delivery }>('GET', `/_sandbox/deliveries/${encodeURIComponent(id)}`)).delivery
+  }
+
+  /**
+   * Sends a delivery's body again (one attempt) to its URL or `to`; `ref` is a delivery id or a trackId (its
+   * latest delivery). Resolves with the new delivery once the attempt is over.
+   */
+  async replayDelivery(ref: string, options: { to?: string } = {}): Promise<Delivery> {
+    const body = options.to !== undefined ? { to: options.to } : {}
+    // The sandbox answers after the attempt, which may take up to its callback timeout (at most 60 s).
+    return (await this.call<{ delivery: Delivery }>('POST', `/_sandbox/deliveries/${encodeURIComponent(ref)}/replay`, body, 90_000))
+      .delivery
+  }
+
+  // ── lifecycle ─────────────────────────────────────────────────────────
+
+  /** Asks the sandbox to stop as on SIGTERM: it answers, finishes in-flight requests, saves and exits. */
+  shutdown(): Promise<{ ok: true; stopping: true; pid: number; url: string }> {
+    return this.call('POST', '/_sandbox/shutdown', {})
+  }
+
+  /** Clears payments and deliveries; merchants are kept. */
+  reset(): Promise<ResetResult> {
+    return this.call('POST', '/_sandbox/reset', {})
+  }
+
+  exportState(): Promise<ExportFile> {
+    return this.call('GET', '/_sandbox/export')
+  }
+
+  /** Replaces the whole state with an export file; the sandbox checks it and changes nothing when it is invalid. */
+  importState(file: unknown): Promise<ImportResult> {
+    return this.call('POST', '/_sandbox/import', file)
   }
 
   /** Closes kept-alive sockets. */

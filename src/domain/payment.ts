@@ -32,6 +32,12 @@ export function canMove(from: PaymentStatus, to: PaymentStatus): boolean {
   return transitions[from].includes(to)
 }
 
+/** Whether a payment in `from` is, or can still become, `to` through any number of moves. */
+export function canReach(from: PaymentStatus, to: PaymentStatus): boolean {
+  if (from === to) return true
+  return transitions[from].some((next) => canReach(next, to))
+}
+
 export interface SimulateInput {
   outcome: Outcome
   /** Amount the customer pays; defaults to what they already paid, else the order amount. */

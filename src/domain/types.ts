@@ -41,12 +41,19 @@ export interface Payment {
   history: StatusChange[]
 }
 
+/** One try at sending a delivery. The request itself (URL, body, headers) is on the delivery. */
 export interface DeliveryAttempt {
+  /** 1 for the first try. */
   attempt: number
   at: string
   durationMs: number
+  /** HTTP status of the receiver's answer, if it answered. */
   status?: number
+  /** Start of the response body, at most 2 KB. */
   responseExcerpt?: string
+  /** The response body was longer than the excerpt (or cut off by the timeout). */
+  truncated?: boolean
+  /** Why the attempt failed: network error, timeout or non-2xx status. */
   error?: string
 }
 
@@ -56,13 +63,17 @@ export interface Delivery {
   id: string
   trackId: string
   url: string
+  /** The notification's `event` (payment.status_changed). */
   event: string
+  /** The JSON body, sent byte-for-byte the same on every attempt and replay. */
   body: Record<string, unknown>
+  /** Headers sent on every attempt; each attempt adds X-Pay-Sandbox-Attempt. */
   headers: Record<string, string>
   state: DeliveryState
   attempts: DeliveryAttempt[]
   /** Retries allowed after the first attempt, fixed when the delivery is made. */
   maxRetries: number
+  /** When the next attempt is due, while pending. */
   nextAttemptAt?: string
   /** Set on a replay: the delivery whose body was sent again. */
   replayOf?: string

@@ -3,6 +3,8 @@ import type { SandboxService } from '../service/sandbox.js'
 import { installErrorHandling } from './errors.js'
 import type { SandboxInfo } from './info.js'
 import { apiRoutes } from './routes/api.js'
+import { checkoutRoutes } from './routes/checkout.js'
+import { lifecycleRoutes } from './routes/lifecycle.js'
 import { sandboxRoutes } from './routes/sandbox.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -13,6 +15,8 @@ export interface AppOptions {
   /** One line per request; omit for silence. */
   log?: (line: string) => void
   logError?: (error: unknown) => void
+  /** Called after `POST /_sandbox/shutdown` is answered; should stop the sandbox as SIGTERM would. */
+  onShutdownRequest?: () => void
   /** Extra route plugins (checkout pages, callbacks control). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
 }
@@ -53,6 +57,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(apiRoutes(options.service))
   await app.register(sandboxRoutes(options.service, options.info))
+  await app.register(checkoutRoutes(options.service))
+  await app.register(lifecycleRoutes(options.service, options.info, options.onShutdownRequest ?? (() => {})))
   for (const plugin of options.plugins ?? []) await app.register(plugin)
   return app
 }

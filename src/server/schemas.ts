@@ -70,3 +70,25 @@ export const paymentListQuery = {
   },
   additionalProperties: false,
 } as const
+
+export const deliveryListQuery = {
+  type: 'object',
+  properties: {
+    trackId: { type: 'string', minLength: 1, maxLength: 200 },
+    state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    limit: { type: 'integer', minimum: 1, maximum: 100000 },
+  },
+  additionalProperties: false,
+} as const
+
+export const refParams = {
+  type: 'object',
+  properties: { ref: { type: 'string', minLength: 1, maxLength: 200 } },
+  required: ['ref'],
+} as const
+
+export const replayBody = {
+  type: 'object',
+  properties: { to: { type: 'string', minLength: 1, maxLength: 2048 } },
+  additionalProperties: false,
+} as const

@@ -1,11 +1,14 @@
 import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { CallbackDispatcher } from '../callbacks/dispatcher.js'
+import { type CallbackPolicy, resolvePolicy } from '../callbacks/schedule.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError } from '../store/errors.js'
 import { type OpenReport, Store } from '../store/store.js'
 import { version } from '../version.js'
 import { buildApp } from './app.js'
 import type { SandboxInfo } from './info.js'
+import { callbackRoutes } from './routes/callbacks.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 8787
@@ -22,6 +25,13 @@ export interface StartOptions {
   logError?: (error: unknown) => void
   now?: () => Date
   compactAfter?: number
+  /** Callback retries (default 3), timeout per attempt (default 5000 ms) and waits (default 1 s, 5 s, 30 s). */
+  callbacks?: Partial<CallbackPolicy>
+  /**
+   * Runs after `POST /_sandbox/shutdown` is answered. The CLI passes its signal path (stop, then exit);
+   * by default the sandbox just stops.
+   */
+  onShutdownRequest?: () => void
 }
 
 export interface RunningSandbox {
@@ -30,6 +40,7 @@ export interface RunningSandbox {
   report: OpenReport
   service: SandboxService
   app: FastifyInstance
+  callbacks: CallbackDispatcher
   /** Finishes in-flight requests, writes the full state to the data file, releases it. */
   stop(): Promise<void>
 }
@@ -48,22 +59,28 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const host = options.host ?? DEFAULT_HOST
   const port = options.port ?? DEFAULT_PORT
   const now = options.now ?? (() => new Date())
+  const policy = resolvePolicy(options.callbacks)
   const { store, report } = await Store.open({
     file: dataFile,
     now,
     ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
   })
   const service = new SandboxService(store, now)
+  const callbacks = new CallbackDispatcher({ store, policy, now, ...(options.log ? { log: options.log } : {}) })
+  service.onPaymentChanged(callbacks)
   let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
   const app = await buildApp({
     service,
     info: () => info,
     ...(options.log ? { log: options.log } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
+    onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
+    plugins: [callbackRoutes(store, callbacks)],
   })
   try {
     await app.listen({ port, host })
   } catch (error) {
+    await callbacks.stop()
     await app.close()
     await store.close()
     const code = (error as NodeJS.ErrnoException).code
@@ -78,20 +95,25 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const url = `http://${urlHost}:${boundPort}`
   info = { ...info, url }
   store.setUrl(url)
+  callbacks.resume()
 
   let stopping: Promise<void> | undefined
-  return {
+  const running: RunningSandbox = {
     url,
     info,
     report,
     service,
     app,
+    callbacks,
     stop: () =>
       (stopping ??= (async () => {
+        // Retries wait for the next start rather than holding up the stop.
+        await callbacks.stop()
         await app.close()
         await store.close()
       })()),
   }
+  return running
 }
 
 export { DataFileError }

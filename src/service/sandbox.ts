@@ -34,8 +34,13 @@ export class SandboxService {
     this.now = now
   }
 
-  onPaymentChanged(listener: PaymentListener): void {
+  /** Adds a listener; the returned function removes it. */
+  onPaymentChanged(listener: PaymentListener): () => void {
     this.listeners.push(listener)
+    return () => {
+      const at = this.listeners.indexOf(listener)
+      if (at !== -1) this.listeners.splice(at, 1)
+    }
   }
 
   private stamp(): string {
