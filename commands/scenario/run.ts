@@ -1,0 +1,114 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import { Args, Flags } from '@oclif/core'
+import chalk from 'chalk'
+import { PayCommand } from '../../src/cli/base.js'
+import { ExitCode } from '../../src/cli/exit-codes.js'
+import type { SandboxOptions } from '../../src/index.js'
+import type { SandboxClient } from '../../src/client/index.js'
+import { loadScenarios } from '../../src/scenario/load.js'
+import { REPORTERS, scenarioHeading, stepLine, summaryLine, toJUnit, type Reporter } from '../../src/scenario/report.js'
+import { runScenarios, type RunReport } from '../../src/scenario/run.js'
+
+/** Retries for the throwaway sandbox of --start: quick enough that a failing receiver recovers in well under a second. */
+const START_CALLBACKS = { retries: 5, timeoutMs: 2_000, scheduleMs: [100, 200, 400] }
+
+export default class ScenarioRun extends PayCommand {
+  static override summary = 'Run scenario files against a sandbox and check every expectation'
+  static override description = `A scenario file (JSON, "version": 1) is a list of steps: create merchants and payments, simulate the customer, verify, expect callbacks, wait. All files are checked before anything runs: an invalid file exits 2 naming the file, step and field. A folder stands for its *.json files. Exits 6 when an expectation fails (the steps after it in that scenario are skipped), 0 when all pass.
+
+--start runs a throwaway sandbox in this process (temporary data file, callback retries after 100/200/400 ms); otherwise the sandbox at --url is used, which must be able to reach 127.0.0.1, where callback receivers listen.`
+
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> fixtures/scenarios --start',
+    '<%= config.bin %> <%= command.id %> fixtures/scenarios/paid.json --url http://127.0.0.1:8787',
+    '<%= config.bin %> <%= command.id %> fixtures/scenarios --start --reporter junit > scenarios.xml',
+    '<%= config.bin %> <%= command.id %> fixtures/scenarios --reporter junit --output reports/scenarios.xml',
+  ]
+
+  static override strict = false
+
+  static override args = {
+    files: Args.string({ description: 'scenario files or folders of them', required: true }),
+  }
+
+  static override flags = {
+    start: Flags.boolean({ description: 'start a throwaway sandbox for this run (ignores --url)' }),
+    reporter: Flags.option({ description: 'output format', options: REPORTERS, default: 'human' as Reporter })(),
+    output: Flags.string({ description: 'write the json or junit report to this file; progress is printed as with human' }),
+  }
+
+  async run(): Promise<RunReport> {
+    const { argv, flags } = await this.parse(ScenarioRun)
+    const files = argv as string[]
+    const { scenarios, problems } = await loadScenarios(files)
+    if (problems.length > 0) {
+      const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`
+      this.fail(`${count} in scenario files; nothing was run:\n  ${problems.join('\n  ')}`, ExitCode.usage, {
+        code: 'invalid_scenario',
+      })
+    }
+    const reporter: Reporter = this.jsonEnabled() ? 'json' : flags.reporter
+    if (flags.output !== undefined && reporter === 'human') this.fail('--output needs --reporter json or junit', ExitCode.usage)
+    const streaming = !this.jsonEnabled() && (reporter === 'human' || flags.output !== undefined)
+    const paint = { green: chalk.green, red: chalk.red, dim: chalk.dim, bold: chalk.bold }
+
+    let stop: (() => Promise<void>) | undefined
+    let client: SandboxClient
+    if (flags.start) {
+      const { startSandbox } = await import('../../src/index.js')
+      const options: SandboxOptions = { callbacks: START_CALLBACKS }
+      try {
+        const sandbox = await startSandbox(options)
+        stop = () => sandbox.stop()
+        client = sandbox.client
+      } catch (error) {
+        this.fail(`could not start a sandbox: ${(error as Error).message}`, ExitCode.startFailed)
+      }
+    } else {
+      client = this.client(flags.url)
+      await client.health()
+    }
+
+    // Interrupted, the throwaway sandbox still removes its temporary data file.
+    const onSignal = () => void (stop?.() ?? Promise.resolve()).finally(() => process.exit(130))
+    if (stop) {
+      process.once('SIGINT', onSignal)
+      process.once('SIGTERM', onSignal)
+    }
+    let report: RunReport
+    try {
+      report = await runScenarios(scenarios, {
+        client,
+        ...(streaming
+          ? {
+              onScenarioStart: (s) => this.log(scenarioHeading(s, paint)),
+              onStep: (_s, step) => this.log(stepLine(step, paint)),
+            }
+          : {}),
+      })
+    } finally {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      await stop?.()
+    }
+
+    if (streaming) this.log(summaryLine(report, paint))
+    if (reporter !== 'human' && !this.jsonEnabled()) {
+      const text = reporter === 'junit' ? toJUnit(report) : `${JSON.stringify(report, null, 2)}\n`
+      if (flags.output !== undefined) {
+        try {
+          await mkdir(dirname(flags.output), { recursive: true })
+          await writeFile(flags.output, text)
+        } catch (error) {
+          this.fail(`cannot write ${flags.output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, ExitCode.usage)
+        }
+      } else process.stdout.write(text)
+    }
+    if (!report.ok) {
+      process.exitCode = ExitCode.expectationFailed
+      if (!streaming) process.stderr.write(`${summaryLine(report)}\n`)
+    }
+    return report
+  }
+}

@@ -1,0 +1,122 @@
+import type { Outcome } from '../domain/payment.js'
+import type { PaymentStatus } from '../domain/types.js'
+import type { Json } from './template.js'
+
+export const SCENARIO_VERSION = 1
+
+/** A checked scenario file. Values typed `Json` may hold `${…}` templates, resolved when the step runs. */
+export interface Scenario {
+  version: typeof SCENARIO_VERSION
+  name: string
+  description?: string
+  /** Path the scenario was read from, as given. */
+  file: string
+  steps: Step[]
+}
+
+export type Step = ReceiverStep | MerchantStep | ToggleStep | CreateStep | SimulateStep | VerifyStep | CallbackStep | WaitStep
+export type StepKind = Step['kind']
+
+interface StepBase {
+  /** 1-based position in the file. */
+  number: number
+  /** Shown in reports; a default is made from the step. */
+  title?: string
+}
+
+/** A local HTTP server on 127.0.0.1 that records callbacks; `${as.url}`. */
+export interface ReceiverStep extends StepBase {
+  kind: 'receiver'
+  as: string
+  /** The first N requests are answered with failStatus. */
+  failFirst: number
+  failStatus: number
+}
+
+/** A new merchant for this scenario; `${as.key}`, `${as.name}`. */
+export interface MerchantStep extends StepBase {
+  kind: 'merchant'
+  as: string
+  key?: Json
+  name?: Json
+}
+
+export interface ToggleStep extends StepBase {
+  kind: 'disable' | 'enable'
+  /** Name of a merchant step. */
+  merchant: string
+}
+
+/** Fields the create step sends; anything JSON, so invalid values can be tested. */
+export const CREATE_FIELDS = ['merchant', 'amount', 'callbackUrl', 'returnUrl', 'description', 'mobile'] as const
+
+export interface CreateStep extends StepBase {
+  kind: 'create'
+  as?: string
+  body: Record<string, Json>
+  expect: CreateExpect
+}
+
+export type CreateExpect =
+  | { result: number; message?: Presence; trackId?: boolean }
+  | { error: string; message?: Presence }
+
+/** true: present; false: absent; a string: equal to it (after references). */
+export type Presence = boolean | string
+
+export interface SimulateStep extends StepBase {
+  kind: 'simulate'
+  /** Name of a create step. */
+  payment: string
+  outcome: Outcome
+  amount?: Json
+  asset?: Json
+  expect: { status: PaymentStatus } | { error: string }
+}
+
+export interface VerifyStep extends StepBase {
+  kind: 'verify'
+  as?: string
+  /** Name of a create step: supplies trackId, merchant and the order amount. */
+  payment?: string
+  trackId?: Json
+  merchant?: Json
+  expect: VerifyExpect
+}
+
+export interface VerifyExpect {
+  result?: number
+  amount?: Json
+  /** Whether the answered amount equals the order amount (the merchant's check before delivering). */
+  amountMatchesOrder?: boolean
+  refNumber?: Presence
+  message?: Presence
+}
+
+/** Waits for a callback: at a receiver of this run, or in the sandbox's delivery log (the merchant's own URL). */
+export interface CallbackStep extends StepBase {
+  kind: 'callback'
+  receiver?: string
+  payment?: string
+  /** Body fields the callback must carry (deep equality). */
+  match: Record<string, Json>
+  within: number
+  /** Requests needed up to and including the one answered 2xx. */
+  attempts?: number
+}
+
+export interface WaitStep extends StepBase {
+  kind: 'wait'
+  ms: number
+}
+
+/** Fields each kind of step binds under its `as` name. */
+export const BOUND_FIELDS = {
+  receiver: ['url'],
+  merchant: ['key', 'name'],
+  create: ['trackId', 'checkoutUrl', 'result', 'message', 'amount', 'merchant'],
+  createFailure: ['result', 'message'],
+  createError: ['message'],
+  verify: ['result', 'amount', 'refNumber', 'message'],
+  sandbox: ['url'],
+} as const

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest'
+import { parseScenario, parseScenarioOrThrow, ScenarioFileError } from '../../src/scenario/parse.js'
+import { parseTemplate, resolveValue } from '../../src/scenario/template.js'
+
+const FILE = 'bad.json'
+
+function problemsOf(doc: unknown): string[] {
+  const parsed = parseScenario(typeof doc === 'string' ? doc : JSON.stringify(doc), FILE)
+  if ('scenario' in parsed) throw new Error('expected problems, the file was accepted')
+  return parsed.problems
+}
+
+const base = (steps: unknown[]) => ({ version: 1, name: 'x', steps })
+const merchant = { merchant: { as: 'shop' } }
+const create = { create: { as: 'order', merchant: '${shop.key}', amount: 10, callbackUrl: 'https://m.example/cb' } }
+
+describe('scenario validator', () => {
+  const rows: Array<[string, unknown, string]> = [
+    ['not JSON, with line and column', '{\n  "version": 1,\n  oops\n}', 'bad.json: not valid JSON'],
+    ['not an object', [1, 2], 'bad.json: must be a JSON object'],
+    ['missing version', { name: 'x', steps: [{ wait: 1 }] }, 'bad.json: version: missing; write "version": 1'],
+    ['future version', { version: 2, name: 'x', steps: [{ wait: 1 }] }, 'version: must be 1 (the only format version), got 2'],
+    ['missing name', { version: 1, steps: [{ wait: 1 }] }, 'bad.json: name: missing'],
+    ['unknown top-level field', { ...base([{ wait: 1 }]), stpes: [] }, 'bad.json: stpes: unknown field'],
+    ['no steps', base([]), 'steps: is empty'],
+    ['steps not an array', { version: 1, name: 'x', steps: {} }, 'steps: must be an array of steps, got an object'],
+    ['unknown action', base([{ pay: {} }]), 'bad.json: step 1: has no action; use one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait (unknown: pay)'],
+    ['two actions', base([{ wait: 1, create: {} }]), 'step 1: has wait and create; a step does one thing'],
+    ['wait out of range', base([{ wait: 600000 }]), 'step 1 (wait) › wait: must be a whole number of milliseconds from 0 to 60000, got 600000'],
+    ['typo in a create field', base([merchant, { create: { as: 'o', merchant: 'k', amout: 10, callbackUrl: 'x' } }]), 'step 2 (create) › create.amout: unknown field (did you mean "amount"?); allowed: as, merchant, amount'],
+    ['case typo gets a suggestion', base([merchant, { create: { as: 'o', merchant: 'k', amount: 1, callbackURL: 'x' } }]), 'create.callbackURL: unknown field (did you mean "callbackUrl"?)'],
+    ['expect result not an integer', base([merchant, { ...create, expect: { result: '100' } }]), 'step 2 (create) › expect.result: must be a whole number from 0 to 999, got "100"'],
+    ['expect on a wait', base([{ wait: 1, expect: { result: 100 } }]), 'step 1 (wait) › expect: a wait step takes no "expect"'],
+    ['receiver without a name', base([{ receiver: {} }]), 'step 1 (receiver) › receiver.as: missing'],
+    ['receiver failStatus 200', base([{ receiver: { as: 'r', failStatus: 200 } }]), 'receiver.failStatus: must be a whole number from 400 to 599, got 200'],
+    ['duplicate name', base([merchant, { merchant: { as: 'shop' } }]), 'step 2 (merchant) › merchant.as: "shop" is already the name of step 1'],
+    ['reserved name', base([{ merchant: { as: 'sandbox' } }]), 'merchant.as: "sandbox" is reserved'],
+    ['simulate an unknown payment', base([{ simulate: { payment: 'order', outcome: 'paid' } }]), 'step 1 (simulate) › simulate.payment: no earlier create step is named "order"'],
+    ['simulate a bad outcome', base([merchant, create, { simulate: { payment: 'order', outcome: 'refunded' } }]), 'step 3 (simulate) › simulate.outcome: must be one of paid, unfinalized, failed, got "refunded"'],
+    ['simulate expect status unknown', base([merchant, create, { simulate: { payment: 'order', outcome: 'paid' }, expect: { status: 'done' } }]), 'expect.status: must be one of pending, unfinalized, paid, failed'],
+    ['verify with neither payment nor trackId', base([{ verify: {} }]), 'step 1 (verify) › verify.trackId: missing; without "payment", verify needs both "trackId" and "merchant"'],
+    ['amountMatchesOrder without payment', base([{ verify: { trackId: 't', merchant: 'k' }, expect: { amountMatchesOrder: true } }]), 'expect.amountMatchesOrder: needs "payment" in verify'],
+    ['refNumber presence not boolean', base([merchant, create, { verify: { payment: 'order' }, expect: { refNumber: 1 } }]), 'expect.refNumber: must be true (present), false (absent) or the exact text, got 1'],
+    ['disable a name that is not a merchant', base([{ receiver: { as: 'r' } }, { disable: 'r' }]), 'step 2 (disable) › disable: "r" is step 1, a receiver step, not a merchant step'],
+    ['disable an unknown merchant', base([{ disable: 'shop' }]), 'disable: no earlier merchant step is named "shop"'],
+    ['callback at an unknown receiver', base([merchant, create, { callback: { receiver: 'hook', payment: 'order' } }]), 'step 3 (callback) › callback.receiver: no earlier receiver step is named "hook"'],
+    ['callback with nothing to match', base([{ receiver: { as: 'r' } }, { callback: { receiver: 'r' } }]), 'step 2 (callback) › callback: give "payment" or "match"'],
+    ['callback in the log needs a payment', base([{ callback: { match: { status: 'paid' } } }]), 'callback.payment: missing'],
+    ['callback within too long', base([merchant, create, { callback: { payment: 'order', within: 999999 } }]), 'callback.within: must be a whole number from 1 to 120000'],
+    ['payment of a failing create has no trackId', base([merchant, { ...create, expect: { result: 105 } }, { simulate: { payment: 'order', outcome: 'paid' } }]), 'simulate.payment: "order" (step 2) expects a failure, so it has no trackId'],
+  ]
+  it.each(rows)('%s', (_label, doc, message) => {
+    const problems = problemsOf(doc)
+    expect(problems.join('\n')).toContain(message)
+  })
+
+  it('reports the line and column of a JSON syntax error', () => {
+    const [problem] = problemsOf('{\n  "version": 1,\n  oops\n}')
+    expect(problem).toMatch(/line 3, column 3/)
+  })
+
+  it('reports every problem of a file at once, in step order', () => {
+    const problems = problemsOf(base([{ wait: -1 }, { pay: 1 }, { create: { amout: 1 } }]))
+    expect(problems).toHaveLength(3)
+    expect(problems[0]).toContain('step 1 (wait)')
+    expect(problems[1]).toContain('step 2:')
+    expect(problems[2]).toContain('step 3 (create) › create.amout')
+  })
+
+  it('throws a ScenarioFileError listing the problems', () => {
+    expect(() => parseScenarioOrThrow(JSON.stringify(base([{ wait: 'soon' }])), FILE)).toThrow(ScenarioFileError)
+    expect(() => parseScenarioOrThrow(JSON.stringify(base([{ wait: 'soon' }])), FILE)).toThrow(/bad\.json is not a valid scenario:\n {2}bad\.json: step 1 \(wait\)/)
+  })
+
+  it('accepts a complete file and fills in defaults', () => {
+    const parsed = parseScenarioOrThrow(
+      JSON.stringify(base([
+        { receiver: { as: 'hook', failFirst: 1 } },
+        merchant,
+        { ...create, title: 'make the order' },
+        { simulate: { payment: 'order', outcome: 'unfinalized' } },
+        { callback: { receiver: 'hook', payment: 'order', match: { status: 'unfinalized' } } },
+        { verify: { payment: 'order' }, expect: { result: 203, message: false } },
+        { wait: 10 },
+      ])),
+      FILE,
+    )
+    expect(parsed.steps.map((s) => s.kind)).toEqual(['receiver', 'merchant', 'create', 'simulate', 'callback', 'verify', 'wait'])
+    expect(parsed.steps[0]).toMatchObject({ failFirst: 1, failStatus: 500 })
+    expect(parsed.steps[2]).toMatchObject({ title: 'make the order', expect: { result: 100 } })
+    expect(parsed.steps[3]).toMatchObject({ expect: { status: 'unfinalized' } })
+    expect(parsed.steps[4]).toMatchObject({ within: 5000 })
+  })
+})
+
+describe('references', () => {
+  const refRows: Array<[string, unknown[], string]> = [
+    ['to a name no step defines', [{ verify: { trackId: '${order.trackId}', merchant: 'k' } }], 'verify.trackId: ${order.trackId} refers to "order", which no earlier step defines (defined so far: sandbox)'],
+    ['to a later step', [{ verify: { trackId: '${order.trackId}', merchant: '${shop.key}' } }, merchant, create], 'step 1 (verify) › verify.merchant: ${shop.key} refers to "shop", which no earlier step defines'],
+    ['to a field the step does not bind', [{ receiver: { as: 'hook' } }, merchant, { create: { merchant: '${shop.key}', amount: 1, callbackUrl: '${hook.address}' } }], 'create.callbackUrl: ${hook.address}: "hook" (step 1) has url, not address'],
+    ['to the trackId of a create expected to fail', [merchant, { ...create, expect: { result: 105 } }, { verify: { trackId: '${order.trackId}', merchant: '${shop.key}' } }], '"order" (step 2) has result, message, not trackId'],
+    ['malformed', [merchant, { create: { merchant: '${shop}', amount: 1, callbackUrl: 'x' } }], 'create.merchant: ${shop}: a reference is ${name.field}'],
+    ['unclosed', [merchant, { create: { merchant: '${shop.key', amount: 1, callbackUrl: 'x' } }], 'create.merchant: unclosed "${" at character 1'],
+    ['bad repeat', [merchant, { create: { merchant: 'k', amount: 1, callbackUrl: '${repeat:a}' } }], 'create.callbackUrl: ${repeat:a}: write ${repeat:TEXT:COUNT}'],
+    ['repeat too long', [merchant, { create: { merchant: 'k', amount: 1, description: '${repeat:ab:60000}' } }], 'produces more than 100000 characters'],
+    ['inside a callback match', [{ receiver: { as: 'hook' } }, { callback: { receiver: 'hook', match: { trackId: '${nope.trackId}' } } }], 'callback.match.trackId: ${nope.trackId} refers to "nope"'],
+  ]
+  it.each(refRows)('an error when %s, before anything runs', (_label, steps, message) => {
+    expect(problemsOf(base(steps)).join('\n')).toContain(message)
+  })
+
+  it('parses text, references, repeats and the $${ escape', () => {
+    expect(parseTemplate('a ${x.y} $${lit} ${repeat:ab:2}')).toEqual({
+      pieces: [
+        { kind: 'text', text: 'a ' },
+        { kind: 'ref', name: 'x', field: 'y', source: '${x.y}' },
+        { kind: 'text', text: ' ${lit} ' },
+        { kind: 'repeat', text: 'ab', count: 2, source: '${repeat:ab:2}' },
+      ],
+    })
+  })
+
+  it('resolves a lone reference to the value itself and mixed text to a string', () => {
+    const lookup = (name: string, field: string) => ({ order: { amount: 10, trackId: 'T1' } })[name]![field as 'amount']
+    expect(resolveValue('${order.amount}', lookup)).toBe(10)
+    expect(resolveValue({ a: ['id=${order.trackId}', '${repeat:☕:3}', '${repeat:a:b:2}'] }, lookup)).toEqual({ a: ['id=T1', '☕☕☕', 'a:ba:b'] })
+  })
+})
