@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto'
+
+/**
+ * The sandbox's cryptocurrencies and their fixed conversion rates.
+ *
+ * The sandbox treats a payment's `amount` as US dollars (the spec leaves its currency open); the checkout
+ * page converts it into each asset at these rates, rounding up to the asset's smallest shown unit so the
+ * customer never sends less than the order is worth.
+ */
+export interface SandboxAsset {
+  code: AssetCode
+  name: string
+  network: string
+  /** US dollars per one unit of the asset, as an exact decimal. */
+  usdRate: string
+  /** Decimal places shown and sent. */
+  decimals: number
+  /** The payment URI a wallet would open, for the QR code. */
+  paymentUri: (address: string, amount: string) => string
+}
+
+export const ASSET_CODES = ['BTC', 'ETH', 'USDT-TRC20', 'LTC', 'TRX'] as const
+export type AssetCode = (typeof ASSET_CODES)[number]
+
+export const ASSETS: readonly SandboxAsset[] = [
+  { code: 'BTC', name: 'Bitcoin', network: 'Bitcoin', usdRate: '100000', decimals: 8, paymentUri: (a, x) => `bitcoin:${a}?amount=${x}` },
+  // EIP-681 takes the value in wei; scientific notation keeps it exact without 18-digit integers.
+  { code: 'ETH', name: 'Ether', network: 'Ethereum', usdRate: '4000', decimals: 8, paymentUri: (a, x) => `ethereum:${a}?value=${x}e18` },
+  {
+    code: 'USDT-TRC20',
+    name: 'Tether USD',
+    network: 'Tron (TRC-20)',
+    usdRate: '1',
+    decimals: 6,
+    paymentUri: (a, x) => `tron:${a}?amount=${x}&token=USDT`,
+  },
+  { code: 'LTC', name: 'Litecoin', network: 'Litecoin', usdRate: '100', decimals: 8, paymentUri: (a, x) => `litecoin:${a}?amount=${x}` },
+  { code: 'TRX', name: 'Tronix', network: 'Tron', usdRate: '0.25', decimals: 6, paymentUri: (a, x) => `tron:${a}?amount=${x}` },
+]
+
+export const DEFAULT_ASSET: AssetCode = 'BTC'
+
+export function findAsset(code: string | undefined): SandboxAsset | undefined {
+  return ASSETS.find((a) => a.code === code)
+}
+
+const USD_DECIMALS = 8
+
+/** The amount to send in `asset` for `usd` dollars, as an exact decimal string without trailing zeros. */
+export function assetAmount(usd: number, asset: SandboxAsset): string {
+  const dollars = toUnits(String(usd), USD_DECIMALS)
+  const rate = toUnits(asset.usdRate, USD_DECIMALS)
+  const scaled = dollars * 10n ** BigInt(asset.decimals)
+  const units = (scaled + rate - 1n) / rate
+  return formatUnits(units, asset.decimals, 0)
+}
+
+/** Dollars with two to eight decimals and thousands separators: 1,234.50 */
+export function formatUsd(usd: number): string {
+  const text = formatUnits(toUnits(String(usd), USD_DECIMALS), USD_DECIMALS, 2)
+  const [whole = '0', fraction] = text.split('.')
+  return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction !== undefined ? `.${fraction}` : ''}`
+}
+
+/**
+ * A deposit address made from the trackId and the asset, so it is the same on every visit. It is not valid
+ * on any real network (no real address format allows the `sandbox-` prefix), so no wallet will send to it.
+ */
+export function sandboxAddress(trackId: string, asset: SandboxAsset): string {
+  const digest = createHash('sha256').update(`${asset.code}\u0000${trackId}`).digest()
+  return `sandbox-${asset.code.toLowerCase()}-${base32(digest).slice(0, 32)}`
+}
+
+/** Parses a non-negative decimal ("12.5", "1e-7") into integer units of 10^-decimals, truncating extra digits. */
+export function toUnits(text: string, decimals: number): bigint {
+  const m = /^(\d+)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text)
+  if (!m) throw new RangeError(`not a non-negative decimal: ${text}`)
+  const whole = m[1]!
+  const fraction = m[2] ?? ''
+  const digits = whole + fraction
+  const shift = decimals + whole.length + Number(m[3] ?? 0) - digits.length
+  return shift >= 0 ? BigInt(digits) * 10n ** BigInt(shift) : BigInt(digits) / 10n ** BigInt(-shift)
+}
+
+/** Integer units back to a decimal string, trailing zeros trimmed down to `minDecimals`. */
+export function formatUnits(units: bigint, decimals: number, minDecimals: number): string {
+  const text = units.toString().padStart(decimals + 1, '0')
+  const whole = text.slice(0, text.length - decimals)
+  let fraction = text.slice(text.length - decimals)
+  while (fraction.length > minDecimals && fraction.endsWith('0')) fraction = fraction.slice(0, -1)
+  return fraction.length > 0 ? `${whole}.${fraction}` : whole
+}
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567'
+
+function base32(bytes: Uint8Array): string {
+  let out = ''
+  let buffer = 0
+  let bits = 0
+  for (const byte of bytes) {
+    buffer = (buffer << 8) | byte
+    bits += 8
+    while (bits >= 5) {
+      out += BASE32[(buffer >>> (bits - 5)) & 31]
+      bits -= 5
+    }
+    buffer &= (1 << bits) - 1
+  }
+  return out
+}

@@ -1,0 +1,143 @@
+/**
+ * The checkout page's script. It runs in the customer's browser: the page inlines `(${source})()`, so the
+ * function is type-checked with the rest of the code but must not use anything defined outside itself.
+ * Without it the page still shows the order, the addresses and the status; the sandbox controls need it.
+ */
+export function checkoutScript(): void {
+  interface Status {
+    trackId: string
+    status: string
+    final: boolean
+    returnUrl?: string
+  }
+  let root = document.getElementById('checkout')
+  if (!root) return
+  const base = `/pay/${encodeURIComponent(root.dataset.trackId ?? '')}`
+  let current = root.dataset.status ?? ''
+  let busy = false
+
+  const reveal = (scope: ParentNode): void => {
+    scope.querySelectorAll<HTMLElement>('[data-js]').forEach((el) => (el.hidden = false))
+  }
+  const announce = (text: string): void => {
+    const live = document.getElementById('live')
+    if (live) live.textContent = text
+  }
+  const showError = (text: string): void => {
+    const box = document.getElementById('error')
+    if (!box) return
+    box.textContent = text
+    box.hidden = text === ''
+  }
+  const setBusy = (on: boolean): void => {
+    busy = on
+    document.querySelectorAll<HTMLButtonElement>('[data-outcome], .other button').forEach((b) => (b.disabled = on))
+  }
+
+  /** Re-renders the page for a new status, from the server, keeping keyboard focus on the status. */
+  const show = async (next: Status): Promise<void> => {
+    if (next.status === current) return
+    current = next.status
+    const hadFocus = root !== null && root.contains(document.activeElement)
+    try {
+      const res = await fetch(location.pathname, { headers: { accept: 'text/html' } })
+      const fresh = new DOMParser().parseFromString(await res.text(), 'text/html').getElementById('checkout')
+      if (fresh && root) {
+        root.replaceWith(fresh)
+        root = fresh
+        reveal(fresh)
+      }
+    } catch {
+      location.reload()
+      return
+    }
+    const heading = document.getElementById('status-heading')
+    if (heading) announce(`Status: ${heading.textContent ?? next.status}`)
+    if (heading && hadFocus) heading.focus()
+    if (next.final && next.returnUrl) {
+      const note = document.getElementById('return-note')
+      if (note) note.textContent = 'Taking you back to the merchant…'
+      const target = next.returnUrl
+      setTimeout(() => location.assign(target), 1200)
+    }
+  }
+
+  const act = async (outcome: string, amount?: number): Promise<void> => {
+    if (busy) return
+    showError('')
+    const checked = document.querySelector<HTMLInputElement>('input[name=asset]:checked')
+    const asset = checked?.value ?? root?.dataset.asset
+    const body: Record<string, unknown> = { outcome }
+    if (asset) body.asset = asset
+    if (amount !== undefined) body.amount = amount
+    setBusy(true)
+    try {
+      const res = await fetch(`${base}/simulate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+      })
+      const data = (await res.json()) as Status & { message?: string }
+      if (!res.ok) {
+        showError(data.message ?? `The sandbox answered HTTP ${res.status}.`)
+        setBusy(false)
+        return
+      }
+      await show(data)
+      setBusy(false)
+    } catch {
+      showError('The sandbox did not answer. Is it still running?')
+      setBusy(false)
+    }
+  }
+
+  const copy = async (id: string, button: HTMLButtonElement): Promise<void> => {
+    const text = document.getElementById(id)?.textContent ?? ''
+    try {
+      await navigator.clipboard.writeText(text)
+    } catch {
+      // Clipboard API needs a secure context (localhost is one); elsewhere fall back to selecting the text.
+      const range = document.createRange()
+      const el = document.getElementById(id)
+      if (!el) return
+      range.selectNodeContents(el)
+      getSelection()?.removeAllRanges()
+      getSelection()?.addRange(range)
+      document.execCommand('copy')
+    }
+    const label = button.textContent
+    button.textContent = 'Copied'
+    announce(`${button.dataset.what ?? 'Text'} copied`)
+    setTimeout(() => (button.textContent = label), 1500)
+  }
+
+  document.addEventListener('click', (event) => {
+    const button = event.target instanceof Element ? event.target.closest('button') : null
+    if (!button) return
+    if (button.dataset.copy) void copy(button.dataset.copy, button)
+    else if (button.dataset.outcome) void act(button.dataset.outcome)
+  })
+  document.addEventListener('submit', (event) => {
+    const form = event.target
+    if (!(form instanceof HTMLFormElement) || !form.classList.contains('other')) return
+    event.preventDefault()
+    const input = form.querySelector('input')
+    const amount = Number((input?.value ?? '').trim().replace(',', '.'))
+    if (!input || input.value.trim() === '' || !Number.isFinite(amount) || amount <= 0) {
+      showError('Enter the amount paid as a number greater than 0, e.g. 9.99.')
+      input?.focus()
+      return
+    }
+    void act('paid', amount)
+  })
+
+  reveal(document)
+  if (root.dataset.final !== 'true' && 'EventSource' in window) {
+    const events = new EventSource(`${base}/events`)
+    events.addEventListener('status', (event) => {
+      const next = JSON.parse((event as MessageEvent<string>).data) as Status
+      if (next.final) events.close()
+      void show(next)
+    })
+  }
+}

@@ -1,0 +1,139 @@
+import { isFinal } from '../domain/payment.js'
+import type { Payment } from '../domain/types.js'
+import { ASSETS, DEFAULT_ASSET, assetAmount, findAsset, formatUsd, sandboxAddress, type SandboxAsset } from './assets.js'
+import { html, type SafeHtml } from './html.js'
+import { layout } from './layout.js'
+import { qrSvg } from './qr.js'
+import { returnLink, STATUS_LABEL } from './status.js'
+
+export interface CheckoutPageInput {
+  payment: Payment
+  merchantName: string
+  /** Asset to show first (from `?asset=`); ignored when unknown. */
+  asset?: string
+}
+
+/** The hosted checkout page for one payment, in whatever state it is. */
+export async function checkoutPage(input: CheckoutPageInput): Promise<string> {
+  const { payment, merchantName } = input
+  const final = isFinal(payment.status)
+  const chosen = findAsset(payment.asset) ?? findAsset(input.asset) ?? findAsset(DEFAULT_ASSET)!
+  let paySection: SafeHtml
+  if (payment.status === 'pending') paySection = await choosePayment(payment, chosen)
+  else if (payment.status === 'unfinalized') paySection = await confirming(payment, chosen)
+  else paySection = result(payment, merchantName)
+
+  const body = html`<div id="checkout" data-track-id="${payment.trackId}" data-status="${payment.status}" data-final="${String(final)}" data-asset="${chosen.code}">
+<section class="card" aria-labelledby="order-heading">
+<h1 id="order-heading"><span class="muted">Pay</span> ${merchantName}</h1>
+<p class="amount">${formatUsd(payment.amount)} <span class="muted">USD</span></p>
+${payment.description !== undefined && payment.description !== '' ? html`<p class="desc">${payment.description}</p>` : ''}
+<dl class="meta">
+<dt>Order</dt><dd><code>${payment.trackId}</code></dd>
+<dt>Status</dt><dd><span id="status-heading" tabindex="-1" class="status st-${payment.status}">${STATUS_LABEL[payment.status]}</span></dd>
+</dl>
+</section>
+${paySection}
+${final ? '' : controls(payment)}
+</div>
+<div id="live" class="vh" role="status" aria-live="polite"></div>`
+  return layout({ title: `Pay ${merchantName}`, body, script: true })
+}
+
+async function choosePayment(payment: Payment, chosen: SandboxAsset): Promise<SafeHtml> {
+  const options = ASSETS.map(
+    (a) => html`<label class="asset"><input type="radio" name="asset" id="asset-${a.code}" value="${a.code}"${a.code === chosen.code ? html` checked` : ''}>
+<span><strong>${a.code}</strong> <small>${a.name} · ${a.network}</small><small>${assetAmount(payment.amount, a)} ${a.code}</small></span></label>`,
+  )
+  const panels = await Promise.all(ASSETS.map((a) => panel(payment, a, payment.amount)))
+  return html`<section class="card pay" aria-labelledby="pay-heading">
+<h2 id="pay-heading">Choose how to pay</h2>
+<fieldset class="picker"><legend>Cryptocurrency (fixed sandbox rates)</legend>
+<div class="assets">${options}</div>
+</fieldset>
+${panels}
+</section>`
+}
+
+async function confirming(payment: Payment, asset: SandboxAsset): Promise<SafeHtml> {
+  const paid = payment.paidAmount ?? payment.amount
+  return html`<section class="card pay" aria-labelledby="pay-heading">
+<h2 id="pay-heading">Payment in progress</h2>
+<p>The network has seen <strong>${assetAmount(paid, asset)} ${asset.code}</strong> (${formatUsd(paid)} USD). It is waiting for confirmations; the merchant's verify call answers 203 until then.</p>
+${await panel(payment, asset, paid)}
+</section>`
+}
+
+async function panel(payment: Payment, asset: SandboxAsset, usd: number): Promise<SafeHtml> {
+  const amount = assetAmount(usd, asset)
+  const address = sandboxAddress(payment.trackId, asset)
+  const qr = await qrSvg(asset.paymentUri(address, amount), `QR code: pay ${amount} ${asset.code} to the sandbox address`)
+  const id = asset.code
+  return html`<div class="panel" id="panel-${id}">
+<div class="panel-body">
+${qr}
+<div>
+<p>Send exactly <strong>${amount} ${asset.code}</strong> on the ${asset.network} network to this sandbox address.</p>
+<div class="field"><span>Deposit address (sandbox, not real)</span>
+<div class="copy-row"><code class="value" id="addr-${id}">${address}</code><button type="button" class="secondary small" data-copy="addr-${id}" data-what="Address" aria-label="Copy ${asset.code} address" hidden data-js>Copy</button></div></div>
+<div class="field"><span>Amount in ${asset.code}</span>
+<div class="copy-row"><code class="value" id="amount-${id}">${amount}</code><button type="button" class="secondary small" data-copy="amount-${id}" data-what="Amount" aria-label="Copy ${asset.code} amount" hidden data-js>Copy</button></div></div>
+<p class="muted">1 ${asset.code} = ${formatUsd(Number(asset.usdRate))} USD (fixed sandbox rate)</p>
+</div>
+</div>
+</div>`
+}
+
+function controls(payment: Payment): SafeHtml {
+  const pending = payment.status === 'pending'
+  return html`<section class="card sandbox" aria-labelledby="sandbox-heading">
+<h2 id="sandbox-heading">Sandbox controls</h2>
+<p class="muted">A real customer would not see these: they stand in for the customer and the network.</p>
+<noscript><p>These controls need JavaScript. Without it, run <code>pay payment simulate ${payment.trackId} --outcome paid</code>.</p></noscript>
+<div class="controls" hidden data-js>
+<button type="button" data-outcome="paid">${pending ? 'Simulate payment' : 'Simulate payment — finalize (confirmed)'}</button>
+${pending ? html`<button type="button" class="secondary" data-outcome="unfinalized">Simulate payment — not finalized (confirming)</button>` : ''}
+<form class="other" novalidate>
+<label for="other-amount">Amount paid, in USD (the order is ${formatUsd(payment.amount)} USD)</label>
+<input id="other-amount" name="amount" type="text" inputmode="decimal" autocomplete="off">
+<button type="submit" class="secondary">Pay a different amount</button>
+</form>
+<button type="button" class="danger" data-outcome="failed">Cancel / do not complete</button>
+<p id="error" class="error" role="alert" hidden></p>
+</div>
+</section>`
+}
+
+function result(payment: Payment, merchantName: string): SafeHtml {
+  const back = returnLink(payment)
+  const asset = findAsset(payment.asset)
+  let detail: SafeHtml
+  if (payment.status === 'paid') {
+    const paid = payment.paidAmount ?? payment.amount
+    detail = html`<p>${formatUsd(paid)} USD paid${asset ? html` as ${assetAmount(paid, asset)} ${asset.code}` : ''}.</p>
+${paid !== payment.amount ? html`<p class="muted">That is not the order amount (${formatUsd(payment.amount)} USD); the merchant sees this when they verify.</p>` : ''}
+${payment.refNumber !== undefined ? html`<p class="muted">Reference <code>${payment.refNumber}</code></p>` : ''}`
+  } else {
+    detail = html`<p>The payment was cancelled or not completed. Nothing was charged.</p>`
+  }
+  return html`<section class="card result" aria-labelledby="result-heading">
+<h2 id="result-heading" class="big">${payment.status === 'paid' ? 'Payment received' : 'Payment not completed'}</h2>
+${detail}
+${
+  back !== undefined
+    ? html`<p><a class="button" href="${back}">Return to ${merchantName}</a></p>
+<p id="return-note" class="muted">The merchant checks the payment with the service before delivering.</p>`
+    : html`<p class="muted">You can close this page.</p>`
+}
+</section>`
+}
+
+/** The page for a trackId this sandbox does not know. */
+export function notFoundPage(trackId: string): string {
+  const body = html`<section class="card" aria-labelledby="nf-heading">
+<h1 id="nf-heading">Payment not found</h1>
+<p>This sandbox has no payment with the trackId <code>${trackId}</code>.</p>
+<p class="muted">Check the link, or create a payment with <code>pay payment create</code> and open the checkout URL it prints.</p>
+</section>`
+  return layout({ title: 'Payment not found', body })
+}

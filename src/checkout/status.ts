@@ -1,0 +1,58 @@
+import { isFinal } from '../domain/payment.js'
+import type { Payment, PaymentStatus } from '../domain/types.js'
+
+/** What the checkout page's status endpoint and event stream send. */
+export interface CheckoutStatus {
+  trackId: string
+  status: PaymentStatus
+  final: boolean
+  amount: number
+  paidAmount?: number
+  asset?: string
+  refNumber?: string
+  updatedAt: string
+  /** Where to send the customer, with trackId and status appended; only once the payment is final. */
+  returnUrl?: string
+}
+
+export function checkoutStatus(payment: Payment): CheckoutStatus {
+  const final = isFinal(payment.status)
+  const status: CheckoutStatus = {
+    trackId: payment.trackId,
+    status: payment.status,
+    final,
+    amount: payment.amount,
+    updatedAt: payment.updatedAt,
+  }
+  if (payment.paidAmount !== undefined && payment.status !== 'failed') status.paidAmount = payment.paidAmount
+  if (payment.asset !== undefined && payment.status !== 'failed') status.asset = payment.asset
+  if (payment.refNumber !== undefined && payment.status === 'paid') status.refNumber = payment.refNumber
+  const back = final ? returnLink(payment) : undefined
+  if (back !== undefined) status.returnUrl = back
+  return status
+}
+
+/**
+ * The merchant's returnUrl with `trackId` and `status` appended after its own query, which is kept byte for
+ * byte. Only http(s) URLs are followed, whatever was stored.
+ */
+export function returnLink(payment: Payment): string | undefined {
+  if (payment.returnUrl === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(payment.returnUrl)
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
+  const added = new URLSearchParams({ trackId: payment.trackId, status: payment.status }).toString()
+  url.search = url.search.length > 1 ? `${url.search}&${added}` : `?${added}`
+  return url.href
+}
+
+export const STATUS_LABEL: Readonly<Record<PaymentStatus, string>> = {
+  pending: 'Waiting for payment',
+  unfinalized: 'Payment seen — confirming, not finalized yet',
+  paid: 'Paid',
+  failed: 'Not completed',
+}
