@@ -1,0 +1,532 @@
+// npm run bench: measures the sandbox against references this script starts itself, writes
+// bench/results/latest.json and prints a markdown table. Every server and the load generator is its own process.
+//
+// Environment: BENCH_ROUNDS (alternating rounds per size, default 3), BENCH_SECONDS (measured seconds per
+// round, default 3), BENCH_SIZES (stored payments, default 0,10000,100000), BENCH_ONLY (comma list of
+// flow,cold,cli,memory,callbacks).
+import { spawn } from 'node:child_process'
+import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { request } from 'node:http'
+import { createServer } from 'node:net'
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
+import { join, resolve } from 'node:path'
+import { seedDataFile } from './seed.mjs'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const BIN = join(ROOT, 'bin', 'run.js')
+const REFERENCE = join(ROOT, 'bench', 'reference-server.mjs')
+const LOAD = join(ROOT, 'bench', 'load.mjs')
+const SERVER_ONLY = join(ROOT, 'bench', 'server-only.mjs')
+const RESULTS = join(ROOT, 'bench', 'results')
+
+const env = process.env
+const ROUNDS = Number(env.BENCH_ROUNDS ?? 3)
+const SECONDS = Number(env.BENCH_SECONDS ?? 3)
+const SIZES = (env.BENCH_SIZES ?? '0,10000,100000').split(',').map(Number)
+const ONLY = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : undefined
+const CONNECTIONS = 32
+const CHILD_ENV = { ...env, NO_COLOR: '1', CI: '1' }
+
+const wants = (part) => !ONLY || ONLY.has(part)
+const median = (values) => {
+  const v = values.filter((x) => typeof x === 'number').sort((a, b) => a - b)
+  if (v.length === 0) return null
+  return v.length % 2 ? v[(v.length - 1) / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2
+}
+const round = (x, digits = 2) => (x === null || x === undefined ? null : Number(x.toFixed(digits)))
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+const log = (line) => process.stderr.write(`${line}\n`)
+
+// ── processes ─────────────────────────────────────────────────────────
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer()
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolvePort(port))
+    })
+    server.on('error', reject)
+  })
+}
+
+function exited(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((r) => child.once('exit', () => r()))
+}
+
+async function kill(child) {
+  child.kill('SIGKILL')
+  await exited(child)
+}
+
+/** Starts a server process and resolves once it printed its JSON start record. */
+function startProcess(args, { logLines = false } = {}) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  let logBytes = 0
+  child.stderr.on('data', (c) => {
+    if (logLines) logBytes += c.length
+    else err += c.toString()
+  })
+  return new Promise((resolveStart, reject) => {
+    child.stdout.on('data', (c) => {
+      out += c.toString()
+      try {
+        const record = JSON.parse(out)
+        resolveStart({ child, url: record.url, pid: child.pid, stderr: () => err, logBytes: () => logBytes })
+      } catch {
+        // the record is not complete yet
+      }
+    })
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code} before starting:\n${err}`)))
+  })
+}
+
+const startOurs = (dataFile, { quiet = true, port = 0 } = {}) =>
+  startProcess([BIN, 'sandbox', 'start', '--port', String(port), '--json', '--data', dataFile, ...(quiet ? ['--quiet'] : [])], {
+    logLines: !quiet,
+  })
+const startReference = (port = 0) => startProcess([REFERENCE, String(port)])
+
+function runLoad(url) {
+  const port = Number(new URL(url).port)
+  const config = { port, connections: CONNECTIONS, warmupMs: 1000, durationMs: SECONDS * 1000 }
+  return new Promise((resolveLoad, reject) => {
+    const child = spawn(process.execPath, [LOAD, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (c) => (out += c))
+    child.on('exit', (code) => {
+      try {
+        resolveLoad(JSON.parse(out))
+      } catch {
+        reject(new Error(`load generator exited with ${code}: ${out}`))
+      }
+    })
+  })
+}
+
+async function memoryOf(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')
+  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN)
+  return { rssMB: round(kb('VmRSS') / 1024, 1), peakRssMB: round(kb('VmHWM') / 1024, 1) }
+}
+
+/** CPU time (user + system) a process has used, in ms. */
+async function cpuMs(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+}
+
+function get(url) {
+  return new Promise((resolveGet) => {
+    const req = request(url, { agent: false }, (res) => {
+      res.resume()
+      res.on('end', () => resolveGet(res.statusCode))
+    })
+    req.on('error', () => resolveGet(0))
+    req.end()
+  })
+}
+
+function post(url, body) {
+  return new Promise((resolvePost, reject) => {
+    const payload = JSON.stringify(body)
+    const req = request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      let text = ''
+      res.on('data', (c) => (text += c))
+      res.on('end', () => resolvePost(JSON.parse(text)))
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+/** Wall time of one process run, in ms. */
+function timeRun(args, cwd = ROOT) {
+  return new Promise((resolveRun, reject) => {
+    const t0 = performance.now()
+    const child = spawn(process.execPath, args, { cwd, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+    let err = ''
+    child.stdout.resume()
+    child.stderr.on('data', (c) => (err += c))
+    child.on('exit', (code) => {
+      const ms = performance.now() - t0
+      if (code !== 0) reject(new Error(`${args.join(' ')} exited with ${code}: ${err}`))
+      else resolveRun(ms)
+    })
+  })
+}
+
+// ── setup ─────────────────────────────────────────────────────────────
+
+const work = await mkdtemp(join(tmpdir(), 'pay-bench-'))
+let runs = 0
+/** A fresh copy of a seed file in its own folder (so each server starts from the same state). */
+async function freshCopy(seedFile) {
+  const dir = join(work, `run-${++runs}`)
+  await mkdir(dir)
+  const file = join(dir, 'data.json')
+  await cp(seedFile, file)
+  return file
+}
+
+const seeds = {}
+async function seed(size) {
+  if (!seeds[size]) {
+    const file = join(work, `seed-${size}.json`)
+    const t0 = performance.now()
+    const { sample, bytes } = await seedDataFile(file, size)
+    seeds[size] = { file, sample, bytes, seconds: round((performance.now() - t0) / 1000, 2) }
+    log(`seeded ${size} payments (${(bytes / 1e6).toFixed(1)} MB) in ${seeds[size].seconds}s`)
+  }
+  return seeds[size]
+}
+
+function machine() {
+  return {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGB: round(totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  }
+}
+
+const results = {
+  startedAt: new Date().toISOString(),
+  machine: machine(),
+  loadBefore: loadavg().map((x) => round(x)),
+  config: { rounds: ROUNDS, seconds: SECONDS, sizes: SIZES, connections: CONNECTIONS },
+}
+
+// ── create→verify flow ────────────────────────────────────────────────
+
+async function flowRound(kind, size) {
+  const { file } = await seed(size)
+  const server = kind === 'reference' ? await startReference() : await startOurs(await freshCopy(file), { quiet: kind !== 'ours-log' })
+  try {
+    const cpuBefore = await cpuMs(server.pid)
+    const load = await runLoad(server.url)
+    const cpu = (await cpuMs(server.pid)) - cpuBefore
+    const memory = await memoryOf(server.pid)
+    // Server CPU per flow, over warm-up and measurement alike: steadier than throughput on a busy machine.
+    const flowsServed = load.flows * (1 + 1 / SECONDS)
+    load.serverCpuUsPerFlow = Math.round((cpu * 1000) / flowsServed)
+    if (load.errors > 0) log(`  ${kind}: ${load.errors} errors, first: ${load.firstError}`)
+    return { ...load, memory, ...(kind === 'ours-log' ? { logMB: round(server.logBytes() / 1e6, 1) } : {}) }
+  } finally {
+    await kill(server.child)
+  }
+}
+
+async function benchFlow() {
+  const out = []
+  for (const size of SIZES) {
+    await seed(size)
+    const kinds = size === 0 ? ['ours', 'reference', 'ours-log'] : ['ours', 'reference']
+    const rounds = Object.fromEntries(kinds.map((k) => [k, []]))
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const kind of kinds) {
+        const result = await flowRound(kind, size)
+        rounds[kind].push(result)
+        log(`flow ${size} ${kind} round ${r + 1}: ${result.flowsPerSecond} flows/s, ${result.serverCpuUsPerFlow} µs CPU/flow, p50 ${result.latencyMs.all.p50} ms, p99 ${result.latencyMs.all.p99} ms`)
+      }
+    }
+    const sum = (kind) => {
+      const rs = rounds[kind]
+      return {
+        flowsPerSecond: Math.round(median(rs.map((x) => x.flowsPerSecond))),
+        requestsPerSecond: Math.round(median(rs.map((x) => x.requestsPerSecond))),
+        p50: round(median(rs.map((x) => x.latencyMs.all.p50)), 3),
+        p99: round(median(rs.map((x) => x.latencyMs.all.p99)), 3),
+        createP99: round(median(rs.map((x) => x.latencyMs.create.p99)), 3),
+        verifyP99: round(median(rs.map((x) => x.latencyMs.verify.p99)), 3),
+        errors: rs.reduce((n, x) => n + x.errors, 0),
+        peakRssMB: median(rs.map((x) => x.memory.peakRssMB)),
+        serverCpuUsPerFlow: median(rs.map((x) => x.serverCpuUsPerFlow)),
+      }
+    }
+    const ours = sum('ours')
+    const reference = sum('reference')
+    const entry = {
+      size,
+      ours,
+      reference,
+      ratio: round(ours.flowsPerSecond / reference.flowsPerSecond),
+      cpuRatio: round(reference.serverCpuUsPerFlow / ours.serverCpuUsPerFlow),
+      rounds,
+    }
+    if (rounds['ours-log']) {
+      entry.oursWithLog = sum('ours-log')
+      entry.ratioWithLog = round(entry.oursWithLog.flowsPerSecond / reference.flowsPerSecond)
+    }
+    out.push(entry)
+  }
+  return out
+}
+
+// ── cold start ────────────────────────────────────────────────────────
+
+/** Spawn → first 200 from GET /_sandbox/health, polled every 2 ms. */
+async function coldStart(kind, size) {
+  const port = await freePort()
+  const args =
+    kind === 'reference'
+      ? [REFERENCE, String(port)]
+      : kind === 'server-only'
+        ? [SERVER_ONLY, String(port), await freshCopy(seeds[size].file)]
+        : [BIN, 'sandbox', 'start', '--port', String(port), '--quiet', '--data', await freshCopy(seeds[size].file)]
+  const t0 = performance.now()
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: CHILD_ENV, stdio: 'ignore' })
+  try {
+    const health = `http://127.0.0.1:${port}/_sandbox/health`
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${kind} exited with ${child.exitCode} during cold start`)
+      if ((await get(health)) === 200) return performance.now() - t0
+      await sleep(2)
+    }
+  } finally {
+    await kill(child)
+  }
+}
+
+async function benchColdStart() {
+  const out = []
+  const repeats = Math.max(5, ROUNDS * 2)
+  for (const size of SIZES) {
+    await seed(size)
+    const times = { ours: [], 'server-only': [], reference: [] }
+    for (let i = 0; i < repeats; i++) {
+      for (const kind of Object.keys(times)) times[kind].push(await coldStart(kind, size))
+    }
+    const ours = round(median(times.ours), 1)
+    const serverOnly = round(median(times['server-only']), 1)
+    const reference = round(median(times.reference), 1)
+    out.push({ size, oursMs: ours, serverOnlyMs: serverOnly, referenceMs: reference, ratio: round(ours / reference), serverOnlyRatio: round(serverOnly / reference), times })
+    log(`cold start ${size}: ours ${ours} ms, server without CLI ${serverOnly} ms, bare Fastify ${reference} ms`)
+  }
+  return out
+}
+
+// ── CLI latency ───────────────────────────────────────────────────────
+
+/** A one-command oclif CLI in a temp folder, using the installed @oclif/core, doing the same verify request. */
+async function bareOclif() {
+  const dir = join(work, 'bare-oclif')
+  await mkdir(join(dir, 'bin'), { recursive: true })
+  await mkdir(join(dir, 'commands'), { recursive: true })
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  await writeFile(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'bare-cli', version: '1.0.0', type: 'module', oclif: { bin: 'bare', commands: './commands', topicSeparator: ' ' } }),
+  )
+  await writeFile(join(dir, 'bin', 'run.js'), "import { execute } from '@oclif/core'\nawait execute({ dir: import.meta.url })\n")
+  await writeFile(
+    join(dir, 'commands', 'verify.js'),
+    `import { Args, Command, Flags } from '@oclif/core'
+import { request } from 'node:http'
+export default class Verify extends Command {
+  static enableJsonFlag = true
+  static args = { trackId: Args.string({ required: true }) }
+  static flags = { url: Flags.string({ required: true }), merchant: Flags.string({ default: 'sandbox' }) }
+  async run() {
+    const { args, flags } = await this.parse(Verify)
+    const payload = JSON.stringify({ merchant: flags.merchant, trackId: args.trackId })
+    const body = await new Promise((resolve, reject) => {
+      const req = request(new URL('/api/v1/verify', flags.url), { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+        let text = ''
+        res.on('data', (c) => (text += c))
+        res.on('end', () => resolve(JSON.parse(text)))
+      })
+      req.on('error', reject)
+      req.end(payload)
+    })
+    this.log(JSON.stringify(body))
+    return body
+  }
+}
+`,
+  )
+  return join(dir, 'bin', 'run.js')
+}
+
+async function benchCli() {
+  const { file, sample } = await seed(0 in seeds ? 0 : 0)
+  const server = await startOurs(await freshCopy(file))
+  try {
+    const created = await post(`${server.url}/api/v1/request`, { merchant: 'sandbox', amount: 10, callbackUrl: 'http://127.0.0.1:9/cb' })
+    const trackId = created.trackId ?? sample[0]?.trackId
+    const bare = await bareOclif()
+    const commands = {
+      'node -e 0': [['-e', '0'], ROOT],
+      'bare oclif verify': [[bare, 'verify', trackId, '--url', server.url, '--json'], ROOT],
+      'pay payment verify': [[BIN, 'payment', 'verify', trackId, '--url', server.url, '--json'], ROOT],
+    }
+    const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]))
+    const repeats = Math.max(10, ROUNDS * 4)
+    for (const [args, cwd] of Object.values(commands)) await timeRun(args, cwd) // warm the file cache
+    for (let i = 0; i < repeats; i++) {
+      for (const [name, [args, cwd]] of Object.entries(commands)) times[name].push(await timeRun(args, cwd))
+    }
+    const ms = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, round(median(v), 1)]))
+    log(`CLI: ${JSON.stringify(ms)}`)
+    return {
+      medianMs: ms,
+      ratioToBareOclif: round(ms['pay payment verify'] / ms['bare oclif verify']),
+      overNodeMs: { ours: round(ms['pay payment verify'] - ms['node -e 0'], 1), bare: round(ms['bare oclif verify'] - ms['node -e 0'], 1) },
+      times,
+    }
+  } finally {
+    await kill(server.child)
+  }
+}
+
+// ── memory and data file at the largest size ──────────────────────────
+
+async function benchMemory() {
+  const size = Math.max(...SIZES)
+  const { file } = await seed(size)
+  const copy = await freshCopy(file)
+  const server = await startOurs(copy)
+  await sleep(500)
+  const idle = await memoryOf(server.pid)
+  // A graceful stop writes the data file itself, so its size is the sandbox's own format.
+  const t0 = performance.now()
+  server.child.kill('SIGTERM')
+  await exited(server.child)
+  const stopMs = round(performance.now() - t0, 0)
+  const { size: bytes } = await stat(copy)
+  const ref = await startReference()
+  const refMemory = await memoryOf(ref.pid)
+  await kill(ref.child)
+  const out = { size, idleRssMB: idle.rssMB, referenceIdleRssMB: refMemory.rssMB, dataFileMB: round(bytes / 1e6, 1), stopMs }
+  log(`memory at ${size}: ${JSON.stringify(out)}`)
+  return out
+}
+
+// ── callback delivery latency ─────────────────────────────────────────
+
+async function benchCallbacks() {
+  const present = await stat(join(ROOT, 'dist', 'src', 'callbacks')).then(
+    () => true,
+    () => false,
+  )
+  if (!present) return { skipped: 'no callback dispatcher (src/callbacks) in this build' }
+  const { createServer: createHttpServer } = await import('node:http')
+  const waiting = new Map()
+  const receiver = createHttpServer((req, res) => {
+    let text = ''
+    req.on('data', (c) => (text += c))
+    req.on('end', () => {
+      const at = performance.now()
+      res.end('ok')
+      let trackId
+      try {
+        trackId = JSON.parse(text).trackId
+      } catch {
+        trackId = new URL(req.url, 'http://x').searchParams.get('trackId')
+      }
+      waiting.get(trackId)?.(at)
+    })
+  })
+  await new Promise((r) => receiver.listen(0, '127.0.0.1', r))
+  const callbackUrl = `http://127.0.0.1:${receiver.address().port}/callback`
+  const { file } = await seed(0)
+  const server = await startOurs(await freshCopy(file))
+  const times = []
+  try {
+    for (let i = 0; i < 30; i++) {
+      const { trackId } = await post(`${server.url}/api/v1/request`, { merchant: 'sandbox', amount: 10, callbackUrl })
+      const delivered = new Promise((r) => waiting.set(trackId, r))
+      const t0 = performance.now()
+      const answered = post(`${server.url}/_sandbox/payments/${trackId}/simulate`, { outcome: 'paid' })
+      const at = await Promise.race([delivered, sleep(5000).then(() => null)])
+      await answered
+      times.push(at === null ? null : at - t0)
+    }
+  } finally {
+    await kill(server.child)
+    receiver.close()
+  }
+  const got = times.filter((t) => t !== null).sort((a, b) => a - b)
+  const out = {
+    deliveries: got.length,
+    missed: times.length - got.length,
+    p50Ms: round(got[Math.floor(got.length / 2)] ?? null, 1),
+    maxMs: round(got.at(-1) ?? null, 1),
+  }
+  log(`callbacks: ${JSON.stringify(out)}`)
+  return out
+}
+
+// ── run ───────────────────────────────────────────────────────────────
+
+try {
+  if (wants('flow')) results.flow = await benchFlow()
+  if (wants('cold')) results.coldStart = await benchColdStart()
+  if (wants('cli')) results.cli = await benchCli()
+  if (wants('memory')) results.memory = await benchMemory()
+  if (wants('callbacks')) results.callbacks = await benchCallbacks()
+} finally {
+  await rm(work, { recursive: true, force: true })
+}
+results.loadAfter = loadavg().map((x) => round(x))
+results.finishedAt = new Date().toISOString()
+await mkdir(RESULTS, { recursive: true })
+await writeFile(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`)
+process.stdout.write(`${table(results)}\n`)
+
+function table(r) {
+  const k = (n) => (n >= 1000 ? `${n / 1000}k` : String(n))
+  const lines = []
+  const m = r.machine
+  lines.push(`Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGB} GB, Node ${m.node}, ${m.platform}; load average ${r.loadBefore.join(' ')} before, ${r.loadAfter.join(' ')} after.`)
+  lines.push('')
+  lines.push('| Measure | pay sandbox | Reference | Ratio | Target |')
+  lines.push('| --- | --- | --- | --- | --- |')
+  for (const f of r.flow ?? []) {
+    const ok = f.ratio >= 0.8 && f.ours.p99 <= 5 ? 'met' : 'short'
+    lines.push(
+      `| create→verify, ${k(f.size)} stored (${CONNECTIONS} conns) | ${f.ours.flowsPerSecond} flows/s, p50 ${f.ours.p50} ms, p99 ${f.ours.p99} ms | bare Fastify: ${f.reference.flowsPerSecond} flows/s, p50 ${f.reference.p50} ms, p99 ${f.reference.p99} ms | ${f.ratio}× | ≥ 0.8×, p99 ≤ 5 ms: ${ok} |`,
+    )
+    lines.push(
+      `| server CPU per create→verify flow, ${k(f.size)} stored | ${f.ours.serverCpuUsPerFlow} µs | bare Fastify: ${f.reference.serverCpuUsPerFlow} µs | ${f.cpuRatio}× (efficiency) | |`,
+    )
+    if (f.oursWithLog) {
+      lines.push(
+        `| same, request log on (no --quiet) | ${f.oursWithLog.flowsPerSecond} flows/s, p50 ${f.oursWithLog.p50} ms, p99 ${f.oursWithLog.p99} ms | | ${f.ratioWithLog}× | |`,
+      )
+    }
+  }
+  for (const c of r.coldStart ?? []) {
+    const target = c.size === 10000 ? `≤ 1.3×: ${c.ratio <= 1.3 ? 'met' : 'short'}` : ''
+    lines.push(`| cold start, ${k(c.size)} stored (spawn → first 200) | ${c.oursMs} ms (server alone, no CLI: ${c.serverOnlyMs} ms) | bare Fastify: ${c.referenceMs} ms | ${c.ratio}× (server alone ${c.serverOnlyRatio}×) | ${target} |`)
+  }
+  if (r.cli) {
+    const ms = r.cli.medianMs
+    lines.push(
+      `| \`pay payment verify\` (process wall time) | ${ms['pay payment verify']} ms | bare oclif: ${ms['bare oclif verify']} ms; \`node -e 0\`: ${ms['node -e 0']} ms | ${r.cli.ratioToBareOclif}× | ≤ 1.1×: ${r.cli.ratioToBareOclif <= 1.1 ? 'met' : 'short'} |`,
+    )
+  }
+  if (r.memory) {
+    const mm = r.memory
+    lines.push(`| server RSS, ${k(mm.size)} stored, idle | ${mm.idleRssMB} MB | bare Fastify: ${mm.referenceIdleRssMB} MB | | |`)
+    lines.push(`| data file, ${k(mm.size)} stored | ${mm.dataFileMB} MB | | | |`)
+    lines.push(`| graceful stop, ${k(mm.size)} stored (writes the data file) | ${mm.stopMs} ms | | | |`)
+  }
+  for (const f of r.flow ?? []) {
+    if (f.size === Math.max(...SIZES)) lines.push(`| server peak RSS under load, ${k(f.size)} stored | ${f.ours.peakRssMB} MB | bare Fastify: ${f.reference.peakRssMB} MB | | |`)
+  }
+  if (r.callbacks) {
+    const c = r.callbacks
+    lines.push(
+      c.skipped
+        ? `| callback delivery latency | not measured: ${c.skipped} | | | |`
+        : `| callback delivery after simulate (state change → receiver) | p50 ${c.p50Ms} ms, max ${c.maxMs} ms (${c.deliveries} delivered, ${c.missed} missed) | | | |`,
+    )
+  }
+  return lines.join('\n')
+}
