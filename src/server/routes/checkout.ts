@@ -6,7 +6,7 @@ import { dashboardPage } from '../../checkout/dashboard-page.js'
 import { pageHeaders } from '../../checkout/layout.js'
 import { checkoutStatus } from '../../checkout/status.js'
 import { SandboxError } from '../../domain/outcomes.js'
-import type { Outcome } from '../../domain/payment.js'
+import { isFinal, type Outcome } from '../../domain/payment.js'
 import type { Payment, PaymentStatus } from '../../domain/types.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
 
@@ -80,11 +80,16 @@ class StatusStreams implements PaymentListener {
   }
 
   paymentChanged(payment: Payment): void {
-    for (const res of this.streams.get(payment.trackId) ?? []) send(res, payment)
+    for (const res of this.streams.get(payment.trackId) ?? []) {
+      send(res, payment)
+      // A final state never changes again: nothing more will be sent.
+      if (isFinal(payment.status)) res.end()
+    }
   }
 
+  /** Ends every stream and its connection: an open stream would hold the server's close for its keep-alive time. */
   closeAll(): void {
-    for (const set of this.streams.values()) for (const res of set) res.end()
+    for (const set of this.streams.values()) for (const res of set) res.destroy()
     this.streams.clear()
   }
 }
@@ -148,6 +153,10 @@ export function checkoutRoutes(service: SandboxService) {
       })
       res.write('retry: 2000\n\n')
       send(res, payment)
+      if (isFinal(payment.status)) {
+        res.end()
+        return
+      }
       streams.add(payment.trackId, res)
       const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
       heartbeat.unref()
