@@ -5,6 +5,7 @@ import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { SandboxClient, SandboxUnreachableError } from '../../src/client/index.js'
+import { isAlive } from '../../src/store/lock.js'
 
 export interface StopResult {
   stopped: true
@@ -67,13 +68,4 @@ async function answers(url: string): Promise<boolean> {
 function isLocal(url: string): boolean {
   const host = new URL(url).hostname
   return host === 'localhost' || host === '[::1]' || host.startsWith('127.')
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
 }

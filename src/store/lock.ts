@@ -72,7 +72,8 @@ export function readLock(path: string): LockInfo | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by someone else). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true
