@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core'
 import chalk from 'chalk'
+import { reportedStatus } from '../../src/callbacks/delivery.js'
 import { PayCommand } from '../../src/cli/base.js'
 import { fields, status, table } from '../../src/cli/format.js'
 import type { Delivery, Payment } from '../../src/client/index.js'
@@ -51,12 +52,12 @@ export default class PaymentShow extends PayCommand {
     } else {
       this.log(
         table(
-          ['DELIVERY', 'EVENT', 'STATE', 'ATTEMPTS', 'LAST', 'URL'],
+          ['DELIVERY', 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', 'URL'],
           deliveries.map((d) => {
             const last = d.attempts[d.attempts.length - 1]
             const lastText = last ? (last.status !== undefined ? `HTTP ${last.status}` : (last.error ?? '')) : ''
             const state = d.state === 'delivered' ? chalk.green(d.state) : d.state === 'failed' ? chalk.red(d.state) : chalk.yellow(d.state)
-            return [d.id, d.event, state, String(d.attempts.length), lastText, d.url]
+            return [d.id, reportedStatus(d) ?? d.event, state, String(d.attempts.length), lastText, d.url]
           }),
         ),
       )
