@@ -19,7 +19,7 @@ export function emptySnapshot(): Snapshot {
   return { format: SNAPSHOT_FORMAT, seq: 0, merchants: [], payments: [], deliveries: [] }
 }
 
-const RECORDS_PER_CHUNK = 2000
+const RECORDS_PER_CHUNK = 250
 
 /**
  * lowdb adapter for the data file. JSON with one record per line (readable, diffable), written to a
