@@ -1,6 +1,6 @@
-import { PayCommand } from '../src/cli/base.js'
+import { ClientCommand } from '../src/cli/base.js'
 
-export default class Dashboard extends PayCommand {
+export default class Dashboard extends ClientCommand {
   static override summary = "Open the sandbox's dashboard in the browser (prints the URL when no browser can be opened)"
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --url http://127.0.0.1:9000']
 

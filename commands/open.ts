@@ -1,7 +1,7 @@
 import { Args } from '@oclif/core'
-import { PayCommand } from '../src/cli/base.js'
+import { ClientCommand } from '../src/cli/base.js'
 
-export default class Open extends PayCommand {
+export default class Open extends ClientCommand {
   static override summary = "Open a payment's checkout page in the browser (prints the URL when no browser can be opened)"
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',

@@ -1,9 +1,9 @@
 import { Flags } from '@oclif/core'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { deliveryTable } from '../../src/cli/deliveries.js'
 import type { Delivery } from '../../src/client/index.js'
 
-export default class CallbackList extends PayCommand {
+export default class CallbackList extends ClientCommand {
   static override summary = 'List callback deliveries, oldest first'
   static override description = `One row per delivery: a POST of a status change to the payment's callbackUrl, with its retries. STATUS is the payment status the callback reports; STATE is pending (being sent or waiting for a retry), delivered (a 2xx came back) or failed (no retries left). HTTP is the last attempt's status, or timeout/refused/error.
 --json writes {"deliveries": [...]} with every attempt: the file support engineers receive and replay with \`pay callback replay --file\`.`

@@ -1,11 +1,11 @@
 import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { replayLine } from '../../src/cli/deliveries.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import type { Delivery } from '../../src/client/index.js'
 
-export default class CallbackReplay extends PayCommand {
+export default class CallbackReplay extends ClientCommand {
   static override summary = 'Send a recorded callback again, to its URL or another'
   static override description = `Sends the same JSON body once more (one attempt, no retries) and records it as a new delivery with replayOf set. The argument is a delivery id, or a trackId meaning that payment's latest delivery.
 With --file, the deliveries come from a file written by \`pay callback list --json\` and this command sends them itself, in file order, with the sandbox's sending code: no sandbox needs to run. --to is required then, so a file never sends to the URLs inside it. An argument picks deliveries from the file by delivery id or trackId.

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { deliveryDetails } from '../../src/cli/deliveries.js'
 import type { Delivery } from '../../src/client/index.js'
 
-export default class CallbackShow extends PayCommand {
+export default class CallbackShow extends ClientCommand {
   static override summary = 'Show one callback delivery: the request sent and every attempt'
   static override description =
     'Prints the URL, headers and JSON body sent, then each attempt with its time, HTTP status or error, duration and the start of the response body (at most 2 KB is kept).'

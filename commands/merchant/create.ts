@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { fields } from '../../src/cli/format.js'
 import type { Merchant } from '../../src/client/index.js'
 
-export default class MerchantCreate extends PayCommand {
+export default class MerchantCreate extends ClientCommand {
   static override summary = 'Create a merchant and its API key'
   static override examples = [
     '<%= config.bin %> <%= command.id %> --name "Coffee shop"',

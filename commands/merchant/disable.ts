@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import type { Merchant } from '../../src/client/index.js'
 
-export default class MerchantDisable extends PayCommand {
+export default class MerchantDisable extends ClientCommand {
   static override summary = 'Disable a merchant: create and verify answer 103 for its key'
   static override examples = ['<%= config.bin %> <%= command.id %> sandbox']
 

@@ -1,9 +1,9 @@
 import { Args } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import type { Merchant } from '../../src/client/index.js'
 
-export default class MerchantEnable extends PayCommand {
+export default class MerchantEnable extends ClientCommand {
   static override summary = 'Enable a merchant: create and verify work again with its key'
   static override examples = ['<%= config.bin %> <%= command.id %> sandbox']
 

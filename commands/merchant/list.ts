@@ -1,9 +1,9 @@
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { table } from '../../src/cli/format.js'
 import type { Merchant } from '../../src/client/index.js'
 
-export default class MerchantList extends PayCommand {
+export default class MerchantList extends ClientCommand {
   static override summary = 'List merchants, their keys and whether they are enabled'
   static override examples = ['<%= config.bin %> <%= command.id %>', '<%= config.bin %> <%= command.id %> --json']
 

@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, parseNumber } from '../../src/cli/format.js'
 import type { CreateBody } from '../../src/client/index.js'
 
 export type CreateResult = CreateBody & { checkoutUrl?: string }
 
-export default class PaymentCreate extends PayCommand {
+export default class PaymentCreate extends ClientCommand {
   static override summary = 'Create a payment (POST /api/v1/request), as a merchant server would'
   static override description =
     'Prints the trackId and the checkout URL to send the customer to. A spec failure (result 103–109) is printed with its code and message, and the command exits 4.'

@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { status, table } from '../../src/cli/format.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
 
-export default class PaymentList extends PayCommand {
+export default class PaymentList extends ClientCommand {
   static override summary = 'List payments, oldest first (with --limit, the newest N)'
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

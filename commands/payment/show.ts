@@ -1,11 +1,11 @@
 import { Args } from '@oclif/core'
 import chalk from 'chalk'
 import { reportedStatus } from '../../src/callbacks/delivery.js'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { fields, status, table } from '../../src/cli/format.js'
 import type { Delivery, Payment } from '../../src/client/index.js'
 
-export default class PaymentShow extends PayCommand {
+export default class PaymentShow extends ClientCommand {
   static override summary = 'Show one payment: its fields, state history and callback deliveries'
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',

@@ -1,12 +1,12 @@
 import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, parseNumber, status } from '../../src/cli/format.js'
 import type { Payment } from '../../src/client/index.js'
 import { outcomes } from '../../src/domain/payment.js'
 
-export default class PaymentSimulate extends PayCommand {
+export default class PaymentSimulate extends ClientCommand {
   static override summary = 'Act as the customer: pay, pay without finalizing, or abandon a payment'
   static override description = `Moves the payment as the checkout page would, and triggers the callback.
   paid         the customer paid and the payment is final (verify: 100)

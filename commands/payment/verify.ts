@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields } from '../../src/cli/format.js'
 import type { VerifyBody } from '../../src/client/index.js'
@@ -12,7 +12,7 @@ const meaning: Record<number, string> = {
   104: 'invalid API key',
 }
 
-export default class PaymentVerify extends PayCommand {
+export default class PaymentVerify extends ClientCommand {
   static override summary = 'Verify a payment (POST /api/v1/verify), as a merchant server would'
   static override description =
     'Prints the spec response. Exits 4 when the answer is a failure (103, 104, or 203 "Invalid track ID"); with --expect, exits 0 when the result matches and 6 when it does not.'

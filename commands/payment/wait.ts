@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
@@ -8,7 +8,7 @@ import { status } from '../../src/cli/format.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
 import { canReach } from '../../src/domain/payment.js'
 
-export default class PaymentWait extends PayCommand {
+export default class PaymentWait extends ClientCommand {
   static override summary = 'Wait until a payment reaches a state'
   static override description =
     'Exits 0 once the payment is in --status; 6 if --timeout passes first; 5 as soon as the payment is in a state from which --status can no longer be reached (e.g. failed while waiting for paid).'

@@ -2,7 +2,7 @@ import { rename, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { Args } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 
 export interface ExportResult {
@@ -12,7 +12,7 @@ export interface ExportResult {
   deliveries: number
 }
 
-export default class SandboxExport extends PayCommand {
+export default class SandboxExport extends ClientCommand {
   static override summary = 'Write merchants, payments and deliveries to one versioned JSON file'
   static override description =
     'The file ({"format": "pay-sandbox-export", "version": 1, ...}) can be loaded into any sandbox with `pay sandbox import`, e.g. to share a reproduction or to seed CI.'

@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises'
 import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { confirmDestructive } from '../../src/cli/confirm.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import type { ImportResult } from '../../src/client/index.js'
 import { checkExportFile } from '../../src/domain/transfer.js'
 
-export default class SandboxImport extends PayCommand {
+export default class SandboxImport extends ClientCommand {
   static override summary = 'Replace the sandbox state with a file written by `pay sandbox export`'
   static override description =
     'Checks the whole file first (format, version, every record and its fields, references between records); an invalid file is refused with what is wrong and nothing changes. Replaces merchants, payments and deliveries. Asks for confirmation at a terminal; scripts pass --yes.'

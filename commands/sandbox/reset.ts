@@ -1,10 +1,10 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { confirmDestructive } from '../../src/cli/confirm.js'
 import type { ResetResult } from '../../src/client/index.js'
 
-export default class SandboxReset extends PayCommand {
+export default class SandboxReset extends ClientCommand {
   static override summary = 'Delete every payment and callback delivery; merchants and their keys are kept'
   static override description =
     'Gives a clean slate between test runs without changing API keys. Asks for confirmation at a terminal; scripts and CI pass --yes (without it and without a terminal the command refuses and exits 2).'

@@ -1,9 +1,9 @@
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { fields } from '../../src/cli/format.js'
 import type { Health } from '../../src/client/index.js'
 
-export default class SandboxStatus extends PayCommand {
+export default class SandboxStatus extends ClientCommand {
   static override summary = 'Show whether a sandbox is running at the URL (exit 0 when up, 3 when not)'
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
@@ -14,7 +14,7 @@ export interface StopResult {
   dataFile: string
 }
 
-export default class SandboxStop extends PayCommand {
+export default class SandboxStop extends ClientCommand {
   static override summary = 'Stop the sandbox at the URL gracefully, as Ctrl-C would'
   static override description =
     'Asks the sandbox to stop (POST /_sandbox/shutdown): it finishes in-flight requests, writes the data file and exits 0. The command returns once the sandbox no longer answers and its process is gone. Works for a sandbox started with --detach or in the foreground. Exits 3 when no sandbox answers, 6 when it is still running after --timeout.'

@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { type Health, SandboxUnreachableError } from '../../src/client/index.js'
 
-export default class SandboxWait extends PayCommand {
+export default class SandboxWait extends ClientCommand {
   static override summary = 'Wait until a sandbox answers at the URL (exit 0), or exit 6 after --timeout'
   static override examples = [
     '<%= config.bin %> <%= command.id %>',

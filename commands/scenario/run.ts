@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
-import { PayCommand } from '../../src/cli/base.js'
+import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import type { SandboxOptions } from '../../src/index.js'
 import type { SandboxClient } from '../../src/client/index.js'
@@ -13,7 +13,7 @@ import { runScenarios, type RunReport } from '../../src/scenario/run.js'
 /** Retries for the throwaway sandbox of --start: quick enough that a failing receiver recovers in well under a second. */
 const START_CALLBACKS = { retries: 5, timeoutMs: 2_000, scheduleMs: [100, 200, 400] }
 
-export default class ScenarioRun extends PayCommand {
+export default class ScenarioRun extends ClientCommand {
   static override summary = 'Run scenario files against a sandbox and check every expectation'
   static override description = `A scenario file (JSON, "version": 1) is a list of steps: create merchants and payments, simulate the customer, verify, expect callbacks, wait. All files are checked before anything runs: an invalid file exits 2 naming the file, step and field. A folder stands for its *.json files. Exits 6 when an expectation fails (the steps after it in that scenario are skipped), 0 when all pass.
 

@@ -4,19 +4,13 @@ import { DEFAULT_URL, SandboxApiError, SandboxClient, SandboxUnreachableError } 
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
 
 /**
- * Base of every client command: `--url` (env PAY_SANDBOX_URL), `--json`, `--no-color`, one typed client,
- * and one place that turns failures into a message on stderr and an exit code.
+ * Base of every command: `--json`, `--no-color`, prompts, and one place that turns failures into a message
+ * on stderr and an exit code.
  */
 export abstract class PayCommand extends Command {
   static override enableJsonFlag = true
 
   static override baseFlags = {
-    url: Flags.string({
-      description: 'URL of the sandbox',
-      env: 'PAY_SANDBOX_URL',
-      default: DEFAULT_URL,
-      helpGroup: 'GLOBAL',
-    }),
     color: Flags.boolean({
       description: 'colour in human output (off under NO_COLOR or when not a terminal)',
       allowNo: true,
@@ -78,6 +72,19 @@ export abstract class PayCommand extends Command {
   protected override async finally(err: Error | undefined): Promise<void> {
     this._client?.close()
     await super.finally(err)
+  }
+}
+
+/** Base of every command that talks to a running sandbox: adds `--url` (env PAY_SANDBOX_URL). */
+export abstract class ClientCommand extends PayCommand {
+  static override baseFlags = {
+    ...PayCommand.baseFlags,
+    url: Flags.string({
+      description: 'URL of the sandbox',
+      env: 'PAY_SANDBOX_URL',
+      default: DEFAULT_URL,
+      helpGroup: 'GLOBAL',
+    }),
   }
 }
 
