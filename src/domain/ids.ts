@@ -1,8 +1,13 @@
 import { randomBytes, randomInt } from 'node:crypto'
 
-/** 128 random bits, base64url: unguessable, URL-safe, 22 characters. */
+/**
+ * 128 random bits, base64url: unguessable, URL-safe, 22 characters. It never starts with `-`, so a trackId can
+ * be passed to any command line as an argument without being taken for a flag.
+ */
 export function newTrackId(): string {
-  return randomBytes(16).toString('base64url')
+  let id = randomBytes(16).toString('base64url')
+  while (id.startsWith('-')) id = randomBytes(16).toString('base64url')
+  return id
 }
 
 /** 12 digits, first one non-zero; uniqueness is checked by the caller. */
