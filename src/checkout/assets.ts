@@ -11,6 +11,8 @@ export interface SandboxAsset {
   code: AssetCode
   name: string
   network: string
+  /** Unit written after amounts (USDT-TRC20 amounts are in USDT). */
+  unit: string
   /** US dollars per one unit of the asset, as an exact decimal. */
   usdRate: string
   /** Decimal places shown and sent. */
@@ -23,19 +25,20 @@ export const ASSET_CODES = ['BTC', 'ETH', 'USDT-TRC20', 'LTC', 'TRX'] as const
 export type AssetCode = (typeof ASSET_CODES)[number]
 
 export const ASSETS: readonly SandboxAsset[] = [
-  { code: 'BTC', name: 'Bitcoin', network: 'Bitcoin', usdRate: '100000', decimals: 8, paymentUri: (a, x) => `bitcoin:${a}?amount=${x}` },
+  { code: 'BTC', name: 'Bitcoin', network: 'Bitcoin', unit: 'BTC', usdRate: '100000', decimals: 8, paymentUri: (a, x) => `bitcoin:${a}?amount=${x}` },
   // EIP-681 takes the value in wei; scientific notation keeps it exact without 18-digit integers.
-  { code: 'ETH', name: 'Ether', network: 'Ethereum', usdRate: '4000', decimals: 8, paymentUri: (a, x) => `ethereum:${a}?value=${x}e18` },
+  { code: 'ETH', name: 'Ether', network: 'Ethereum', unit: 'ETH', usdRate: '4000', decimals: 8, paymentUri: (a, x) => `ethereum:${a}?value=${x}e18` },
   {
     code: 'USDT-TRC20',
-    name: 'Tether USD',
+    name: 'Tether USD on Tron',
     network: 'Tron (TRC-20)',
+    unit: 'USDT',
     usdRate: '1',
     decimals: 6,
     paymentUri: (a, x) => `tron:${a}?amount=${x}&token=USDT`,
   },
-  { code: 'LTC', name: 'Litecoin', network: 'Litecoin', usdRate: '100', decimals: 8, paymentUri: (a, x) => `litecoin:${a}?amount=${x}` },
-  { code: 'TRX', name: 'Tronix', network: 'Tron', usdRate: '0.25', decimals: 6, paymentUri: (a, x) => `tron:${a}?amount=${x}` },
+  { code: 'LTC', name: 'Litecoin', network: 'Litecoin', unit: 'LTC', usdRate: '100', decimals: 8, paymentUri: (a, x) => `litecoin:${a}?amount=${x}` },
+  { code: 'TRX', name: 'Tronix', network: 'Tron', unit: 'TRX', usdRate: '0.25', decimals: 6, paymentUri: (a, x) => `tron:${a}?amount=${x}` },
 ]
 
 export const DEFAULT_ASSET: AssetCode = 'BTC'

@@ -20,7 +20,7 @@ export async function checkoutPage(input: CheckoutPageInput): Promise<string> {
   const chosen = findAsset(payment.asset) ?? findAsset(input.asset) ?? findAsset(DEFAULT_ASSET)!
   let paySection: SafeHtml
   if (payment.status === 'pending') paySection = await choosePayment(payment, chosen)
-  else if (payment.status === 'unfinalized') paySection = await confirming(payment, chosen)
+  else if (payment.status === 'unfinalized') paySection = confirming(payment, chosen)
   else paySection = result(payment, merchantName)
 
   const body = html`<div id="checkout" data-track-id="${payment.trackId}" data-status="${payment.status}" data-final="${String(final)}" data-asset="${chosen.code}">
@@ -43,9 +43,9 @@ ${final ? '' : controls(payment)}
 async function choosePayment(payment: Payment, chosen: SandboxAsset): Promise<SafeHtml> {
   const options = ASSETS.map(
     (a) => html`<label class="asset"><input type="radio" name="asset" id="asset-${a.code}" value="${a.code}"${a.code === chosen.code ? html` checked` : ''}>
-<span><strong>${a.code}</strong> <small>${a.name} · ${a.network}</small><small>${assetAmount(payment.amount, a)} ${a.code}</small></span></label>`,
+<span><strong>${a.code}</strong> <small>${a.name}</small><small>${assetAmount(payment.amount, a)} ${a.unit}</small></span></label>`,
   )
-  const panels = await Promise.all(ASSETS.map((a) => panel(payment, a, payment.amount)))
+  const panels = await Promise.all(ASSETS.map((a) => panel(payment, a)))
   return html`<section class="card pay" aria-labelledby="pay-heading">
 <h2 id="pay-heading">Choose how to pay</h2>
 <fieldset class="picker"><legend>Cryptocurrency (fixed sandbox rates)</legend>
@@ -55,30 +55,31 @@ ${panels}
 </section>`
 }
 
-async function confirming(payment: Payment, asset: SandboxAsset): Promise<SafeHtml> {
+function confirming(payment: Payment, asset: SandboxAsset): SafeHtml {
   const paid = payment.paidAmount ?? payment.amount
   return html`<section class="card pay" aria-labelledby="pay-heading">
 <h2 id="pay-heading">Payment in progress</h2>
-<p>The network has seen <strong>${assetAmount(paid, asset)} ${asset.code}</strong> (${formatUsd(paid)} USD). It is waiting for confirmations; the merchant's verify call answers 203 until then.</p>
-${await panel(payment, asset, paid)}
+<p>The ${asset.network} network has seen <strong>${assetAmount(paid, asset)} ${asset.unit}</strong> (${formatUsd(paid)} USD) sent to the sandbox address below. It is waiting for confirmations: until then the merchant's verify call answers 203.</p>
+<div class="field"><span>Deposit address (sandbox, not real)</span>
+<div class="copy-row"><code class="value" id="addr-${asset.code}">${sandboxAddress(payment.trackId, asset)}</code></div></div>
 </section>`
 }
 
-async function panel(payment: Payment, asset: SandboxAsset, usd: number): Promise<SafeHtml> {
-  const amount = assetAmount(usd, asset)
+async function panel(payment: Payment, asset: SandboxAsset): Promise<SafeHtml> {
+  const amount = assetAmount(payment.amount, asset)
   const address = sandboxAddress(payment.trackId, asset)
-  const qr = await qrSvg(asset.paymentUri(address, amount), `QR code: pay ${amount} ${asset.code} to the sandbox address`)
+  const qr = await qrSvg(asset.paymentUri(address, amount), `QR code: pay ${amount} ${asset.unit} to the sandbox address`)
   const id = asset.code
   return html`<div class="panel" id="panel-${id}">
 <div class="panel-body">
 ${qr}
 <div>
-<p>Send exactly <strong>${amount} ${asset.code}</strong> on the ${asset.network} network to this sandbox address.</p>
+<p>Send exactly <strong>${amount} ${asset.unit}</strong> on the ${asset.network} network to this sandbox address.</p>
 <div class="field"><span>Deposit address (sandbox, not real)</span>
 <div class="copy-row"><code class="value" id="addr-${id}">${address}</code><button type="button" class="secondary small" data-copy="addr-${id}" data-what="Address" aria-label="Copy ${asset.code} address" hidden data-js>Copy</button></div></div>
-<div class="field"><span>Amount in ${asset.code}</span>
+<div class="field"><span>Amount in ${asset.unit}</span>
 <div class="copy-row"><code class="value" id="amount-${id}">${amount}</code><button type="button" class="secondary small" data-copy="amount-${id}" data-what="Amount" aria-label="Copy ${asset.code} amount" hidden data-js>Copy</button></div></div>
-<p class="muted">1 ${asset.code} = ${formatUsd(Number(asset.usdRate))} USD (fixed sandbox rate)</p>
+<p class="muted">1 ${asset.unit} = ${formatUsd(Number(asset.usdRate))} USD (fixed sandbox rate)</p>
 </div>
 </div>
 </div>`
@@ -110,7 +111,7 @@ function result(payment: Payment, merchantName: string): SafeHtml {
   let detail: SafeHtml
   if (payment.status === 'paid') {
     const paid = payment.paidAmount ?? payment.amount
-    detail = html`<p>${formatUsd(paid)} USD paid${asset ? html` as ${assetAmount(paid, asset)} ${asset.code}` : ''}.</p>
+    detail = html`<p>${formatUsd(paid)} USD paid${asset ? html` as ${assetAmount(paid, asset)} ${asset.unit}` : ''}.</p>
 ${paid !== payment.amount ? html`<p class="muted">That is not the order amount (${formatUsd(payment.amount)} USD); the merchant sees this when they verify.</p>` : ''}
 ${payment.refNumber !== undefined ? html`<p class="muted">Reference <code>${payment.refNumber}</code></p>` : ''}`
   } else {

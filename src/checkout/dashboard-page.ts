@@ -50,11 +50,11 @@ function paymentsTable(payments: Payment[], names: ReadonlyMap<string, string>):
     const asset = findAsset(p.asset)
     return html`<tr>
 <td class="nowrap">${time(p.createdAt)}</td>
-<td><a href="/pay/${encodeURIComponent(p.trackId)}"><code>${p.trackId}</code></a></td>
+<td class="nowrap"><a href="/pay/${encodeURIComponent(p.trackId)}"><code>${p.trackId}</code></a></td>
 <td>${names.get(p.merchant) ?? ''}<br><code class="muted">${p.merchant}</code></td>
 <td class="num">${formatUsd(p.amount)}</td>
 <td class="num">${p.paidAmount !== undefined && p.status !== 'failed' ? formatUsd(p.paidAmount) : '—'}${
-      asset && p.status !== 'failed' ? html`<br><span class="muted">${asset.code}</span>` : ''
+      asset && p.status !== 'failed' ? html`<br><span class="muted">in ${asset.code}</span>` : ''
     }</td>
 <td><span class="status st-${p.status}" title="${STATUS_LABEL[p.status]}">${p.status}</span></td>
 <td class="desc">${p.description ?? ''}</td>

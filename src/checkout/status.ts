@@ -52,7 +52,7 @@ export function returnLink(payment: Payment): string | undefined {
 
 export const STATUS_LABEL: Readonly<Record<PaymentStatus, string>> = {
   pending: 'Waiting for payment',
-  unfinalized: 'Payment seen — confirming, not finalized yet',
+  unfinalized: 'Payment seen — confirming, not final yet',
   paid: 'Paid',
   failed: 'Not completed',
 }

@@ -54,7 +54,7 @@ button:disabled{opacity:.6;cursor:progress}
 .other label{flex:1 1 100%;font-size:.875rem}
 .other input{flex:1 1 8rem;min-width:0}
 input[type=text],input[type=number],select{font:inherit;padding:.45rem .6rem;border:1px solid #6b7280;border-radius:6px;min-height:44px;background:#fff;color:inherit}
-.status{display:inline-block;padding:.1rem .6rem;border-radius:999px;font-weight:600;font-size:.875rem;border:1px solid currentColor;white-space:nowrap}
+.status{display:inline-block;padding:.1rem .6rem;border-radius:999px;font-weight:600;font-size:.875rem;border:1px solid currentColor}
 .st-pending{background:#f3f4f6;color:#374151}
 .st-unfinalized{background:#fef3c7;color:#78350f}
 .st-paid{background:#dcfce7;color:#14532d}
@@ -70,7 +70,7 @@ caption{text-align:left;padding:.6rem;font-weight:600}
 th,td{padding:.5rem .6rem;text-align:left;vertical-align:top;border-top:1px solid #e5e7eb}
 th{background:#f9fafb;font-weight:600;white-space:nowrap}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-td.nowrap{white-space:nowrap}
+td.nowrap,td .status{white-space:nowrap}
 td.desc{min-width:14rem;max-width:30rem}
 .filters{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end}
 .filters label{display:flex;flex-direction:column;font-weight:600;font-size:.875rem;gap:.25rem}
