@@ -4,9 +4,11 @@ import { CallbackDispatcher } from '../callbacks/dispatcher.js'
 import { type CallbackPolicy, resolvePolicy } from '../callbacks/schedule.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError } from '../store/errors.js'
+import type { StoreFs } from '../store/fs.js'
 import { type OpenReport, Store } from '../store/store.js'
 import { version } from '../version.js'
 import { buildApp } from './app.js'
+import { nonDecreasing } from '../clock/clock.js'
 import type { SandboxInfo } from './info.js'
 import { callbackRoutes } from './routes/callbacks.js'
 
@@ -25,6 +27,8 @@ export interface StartOptions {
   logError?: (error: unknown) => void
   now?: () => Date
   compactAfter?: number
+  /** The store's file system; tests wrap the real one to inject faults. */
+  storeFs?: StoreFs
   /** Callback retries (default 3), timeout per attempt (default 5000 ms) and waits (default 1 s, 5 s, 30 s). */
   callbacks?: Partial<CallbackPolicy>
   /**
@@ -58,12 +62,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const dataFile = resolve(options.dataFile ?? DEFAULT_DATA_FILE)
   const host = options.host ?? DEFAULT_HOST
   const port = options.port ?? DEFAULT_PORT
-  const now = options.now ?? (() => new Date())
+  const now = nonDecreasing(options.now ?? (() => new Date()))
   const policy = resolvePolicy(options.callbacks)
   const { store, report } = await Store.open({
     file: dataFile,
     now,
     ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
+    ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
   })
   const service = new SandboxService(store, now)
   const callbacks = new CallbackDispatcher({ store, policy, now, ...(options.log ? { log: options.log } : {}) })

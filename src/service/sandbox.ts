@@ -4,6 +4,8 @@ import { newMerchantKey, newRefNumber, newTrackId } from '../domain/ids.js'
 import { checkCreate, describeType, verifyOutcome, type VerifyBody } from '../domain/validate.js'
 import type { ChangeSource, Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
 import type { Store } from '../store/store.js'
+import { KeyedLock } from './locks.js'
+import { notBefore } from '../clock/clock.js'
 import type { SpecFailure } from '../domain/outcomes.js'
 
 export type CreateBody = { result: 100; trackId: string; message: typeof SpecMessage.success } | SpecFailure
@@ -28,6 +30,7 @@ export class SandboxService {
   readonly store: Store
   private readonly now: () => Date
   private readonly listeners: PaymentListener[] = []
+  private readonly locks = new KeyedLock()
 
   constructor(store: Store, now: () => Date = () => new Date()) {
     this.store = store
@@ -54,7 +57,7 @@ export class SandboxService {
     if (!check.ok) return check.failure
     const at = this.stamp()
     let trackId = newTrackId()
-    while (this.store.getPayment(trackId)) trackId = newTrackId()
+    while (this.store.latest.getPayment(trackId)) trackId = newTrackId()
     const payment: Payment = {
       trackId,
       ...check.fields,
@@ -77,20 +80,27 @@ export class SandboxService {
 
   // ── customer simulation ───────────────────────────────────────────────
 
-  async simulate(trackId: string, request: SimulateRequest): Promise<Payment> {
+  /** Moves a payment as the customer would; one move of a payment at a time, each read from durable state. */
+  simulate(trackId: string, request: SimulateRequest): Promise<Payment> {
+    return this.locks.run(`payment:${trackId}`, () => this.move(trackId, request))
+  }
+
+  private async move(trackId: string, request: SimulateRequest): Promise<Payment> {
     const payment = this.requirePayment(trackId)
     const next = applyOutcome(payment, {
       outcome: request.outcome,
       ...(request.amount !== undefined ? { paidAmount: request.amount } : {}),
       ...(request.asset !== undefined ? { asset: request.asset } : {}),
       source: request.source,
-      now: this.stamp(),
+      now: notBefore(this.stamp(), payment.updatedAt),
       newRefNumber: () => {
         let ref = newRefNumber()
-        while (this.store.hasRefNumber(ref)) ref = newRefNumber()
+        while (this.store.latest.hasRefNumber(ref)) ref = newRefNumber()
         return ref
       },
     })
+    // A reset or import written meanwhile removed the payment: it is not written back.
+    if (!this.store.latest.getPayment(trackId)) throw new SandboxError('notFound', `no payment with trackId ${trackId}`)
     await this.store.putPayment(next)
     for (const listener of this.listeners) await listener.paymentChanged(next)
     return next
@@ -125,23 +135,28 @@ export class SandboxService {
         `merchant key must be 1 to 128 letters, digits or . _ ~ - (got ${typeof key === 'string' ? JSON.stringify(key) : describeType(key)})`,
       )
     }
-    if (this.store.getMerchant(key)) throw new SandboxError('conflict', `a merchant with key ${key} already exists`)
     const name = input.name ?? `Merchant ${key}`
     if (typeof name !== 'string' || name.trim().length === 0 || name.length > 200) {
       throw new SandboxError('invalidField', 'merchant name must be a non-empty string of at most 200 characters')
     }
-    const at = this.stamp()
-    const merchant: Merchant = { key, name: name.trim(), enabled: true, createdAt: at, updatedAt: at }
-    await this.store.putMerchant(merchant)
-    return merchant
+    return this.locks.run(`merchant:${key}`, async () => {
+      if (this.store.latest.getMerchant(key)) throw new SandboxError('conflict', `a merchant with key ${key} already exists`)
+      const at = this.stamp()
+      const merchant: Merchant = { key, name: name.trim(), enabled: true, createdAt: at, updatedAt: at }
+      await this.store.putMerchant(merchant)
+      return merchant
+    })
   }
 
-  async setMerchantEnabled(key: string, enabled: boolean): Promise<Merchant> {
-    const merchant = this.store.getMerchant(key)
-    if (!merchant) throw new SandboxError('notFound', `no merchant with key ${key}`)
-    if (merchant.enabled === enabled) return merchant
-    const next: Merchant = { ...merchant, enabled, updatedAt: this.stamp() }
-    await this.store.putMerchant(next)
-    return next
+  setMerchantEnabled(key: string, enabled: boolean): Promise<Merchant> {
+    return this.locks.run(`merchant:${key}`, async () => {
+      const merchant = this.store.getMerchant(key)
+      if (!merchant) throw new SandboxError('notFound', `no merchant with key ${key}`)
+      if (merchant.enabled === enabled) return merchant
+      if (!this.store.latest.getMerchant(key)) throw new SandboxError('notFound', `no merchant with key ${key}`)
+      const next: Merchant = { ...merchant, enabled, updatedAt: notBefore(this.stamp(), merchant.updatedAt) }
+      await this.store.putMerchant(next)
+      return next
+    })
   }
 }

@@ -1,26 +1,24 @@
-import { open } from 'node:fs/promises'
 import { dirname } from 'node:path'
+import type { FileHandle, StoreFs } from './fs.js'
 
 /** Makes a rename or unlink in `dir` durable. Some file systems refuse to open a directory: then it is a no-op. */
-export async function syncDir(dir: string): Promise<void> {
-  let handle
+export async function syncDir(fs: StoreFs, dir: string): Promise<void> {
+  let handle: FileHandle | undefined
   try {
-    handle = await open(dir, 'r')
+    handle = await fs.open(dir, 'r')
     await handle.sync()
   } catch {
     // best effort: directory fsync is not supported everywhere
   } finally {
-    await handle?.close()
+    await handle?.close().catch(() => {})
   }
 }
-
-type Handle = Awaited<ReturnType<typeof open>>
 
 /**
  * Writes all of `data` at the handle's position. A single write may store only part of it (a full disk or a
  * file size limit cuts it short without an error), so this writes on until done and fails if nothing fits.
  */
-export async function writeAll(handle: Handle, data: string | Buffer): Promise<void> {
+export async function writeAll(handle: FileHandle, data: string | Buffer): Promise<void> {
   const buffer = typeof data === 'string' ? Buffer.from(data) : data
   let offset = 0
   while (offset < buffer.length) {

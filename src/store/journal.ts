@@ -1,56 +1,90 @@
-import { open, readFile, rename, truncate } from 'node:fs/promises'
-import type { Delivery, Merchant, Payment } from '../domain/types.js'
+import type { Change } from './state.js'
 import { DataFileError } from './errors.js'
+import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'
+import { LineReader } from './lines.js'
 
-export interface StateImage {
-  merchants: Merchant[]
-  payments: Payment[]
-  deliveries: Delivery[]
-}
+export const JOURNAL_FORMAT = 'pay-sandbox/1'
 
 /** One change, as written to the journal: `s` orders records across journal files and the snapshot. */
-export type JournalRecord =
-  | { s: number; k: 'merchant'; v: Merchant }
-  | { s: number; k: 'payment'; v: Payment }
-  | { s: number; k: 'delivery'; v: Delivery }
-  /** Payments and deliveries cleared; merchants kept. */
-  | { s: number; k: 'reset' }
-  /** Whole state replaced (import). */
-  | { s: number; k: 'replace'; v: StateImage }
+export type JournalRecord = Exclude<Change, { k: 'replace' }> & { s: number }
 
-export type JournalChange = JournalRecord extends infer R ? (R extends { s: number } ? Omit<R, 's'> : never) : never
+/**
+ * First line of a journal: which data file it belongs to (the snapshot's store id) and the sequence number the
+ * data file had when the journal was started, so a journal is never replayed over a data file it does not
+ * continue.
+ */
+export interface JournalHeader {
+  journal: typeof JOURNAL_FORMAT
+  store: string
+  after: number
+}
 
 export interface JournalRead {
-  records: JournalRecord[]
+  /** Absent in an empty journal and in journals written before headers existed. */
+  header: JournalHeader | undefined
+  records: number
+  lastSeq: number
   /** Bytes of a final record cut short by a crash. It was never acknowledged. */
   tornBytes: number
 }
 
-/** Reads a journal file; a missing file is an empty journal. Any damaged complete line stops start-up. */
-export async function readJournal(path: string): Promise<JournalRead> {
-  let text: string
+/**
+ * Reads a journal file line by line (a journal of any size can be read back), handing each record to `onRecord`
+ * and the header to `onHeader` before any record. A missing file is an empty journal. Any damaged complete line
+ * stops start-up.
+ */
+export async function readJournal(
+  fs: StoreFs,
+  path: string,
+  on: { header: (header: JournalHeader | undefined) => void; record: (record: JournalRecord) => void },
+): Promise<JournalRead> {
+  let handle: FileHandle
   try {
-    text = await readFile(path, 'utf8')
+    handle = await fs.open(path, 'r')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], tornBytes: 0 }
+    if (isMissing(error)) {
+      on.header(undefined)
+      return { header: undefined, records: 0, lastSeq: 0, tornBytes: 0 }
+    }
     throw new DataFileError(`cannot read journal ${path}: ${(error as Error).message}`)
   }
-  const lines = text.split('\n')
-  const tail = lines.pop() ?? ''
-  const records: JournalRecord[] = []
-  for (const [index, line] of lines.entries()) {
-    if (line.length === 0) continue
-    let record: unknown
-    try {
-      record = JSON.parse(line)
-    } catch {
-      throw damaged(path, index + 1, 'not valid JSON')
+  const reader = new LineReader(handle)
+  let header: JournalHeader | undefined
+  let headerSeen = false
+  let records = 0
+  let lastSeq = 0
+  try {
+    for await (const { number, text } of reader.lines()) {
+      if (text.length === 0) continue
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch {
+        throw damaged(path, number, 'not valid JSON')
+      }
+      if (!headerSeen) {
+        headerSeen = true
+        if (isHeader(value)) {
+          header = value
+          on.header(header)
+          continue
+        }
+        on.header(undefined)
+      }
+      if (!isRecord(value)) throw damaged(path, number, 'not a journal record')
+      on.record(value)
+      records++
+      lastSeq = Math.max(lastSeq, value.s)
     }
-    if (!isRecord(record)) throw damaged(path, index + 1, 'not a journal record')
-    records.push(record)
+  } catch (error) {
+    if (error instanceof DataFileError) throw error
+    throw new DataFileError(`cannot read journal ${path}: ${(error as Error).message}`)
+  } finally {
+    await handle.close().catch(() => {})
   }
-  return { records, tornBytes: Buffer.byteLength(tail) }
+  if (!headerSeen) on.header(undefined)
+  return { header, records, lastSeq, tornBytes: reader.tailBytes() }
 }
 
 function damaged(path: string, line: number, what: string): DataFileError {
@@ -58,6 +92,12 @@ function damaged(path: string, line: number, what: string): DataFileError {
     `journal ${path} is damaged at line ${line} (${what}). It was left untouched, with the data file: ` +
       'repair or remove that line, restore a backup, or start on another file with --data <file>.',
   )
+}
+
+function isHeader(value: unknown): value is JournalHeader {
+  if (typeof value !== 'object' || value === null) return false
+  const h = value as Record<string, unknown>
+  return h.journal === JOURNAL_FORMAT && typeof h.store === 'string' && Number.isSafeInteger(h.after)
 }
 
 function isRecord(value: unknown): value is JournalRecord {
@@ -68,7 +108,6 @@ function isRecord(value: unknown): value is JournalRecord {
     case 'merchant':
     case 'payment':
     case 'delivery':
-    case 'replace':
       return typeof r.v === 'object' && r.v !== null
     case 'reset':
       return true
@@ -77,25 +116,49 @@ function isRecord(value: unknown): value is JournalRecord {
   }
 }
 
-type Handle = Awaited<ReturnType<typeof open>>
+export function headerLine(header: JournalHeader): string {
+  return `${JSON.stringify(header)}\n`
+}
 
-/** Append-only journal file. Each `append` is one write and one fdatasync. */
+/**
+ * Append-only journal file. Each `append` is one write and one fdatasync. A failed append is cut back to the
+ * last durable record before anything else is written, so a half-written batch (never acknowledged) can never
+ * be replayed; if even that fails, the next append repairs the file first.
+ */
 export class JournalWriter {
   readonly path: string
-  private handle: Handle
+  private readonly fs: StoreFs
+  private handle: FileHandle
   private size: number
   private appends = 0
+  /** Bytes past `size` may hold part of a failed batch: cut them before the next write. */
+  private dirty = false
+  /** Where the open file sits after a rotation could not give it its name back; restored before the next write. */
+  private misplacedAt: string | undefined
 
-  private constructor(path: string, handle: Handle, size: number) {
+  private constructor(fs: StoreFs, path: string, handle: FileHandle, size: number) {
+    this.fs = fs
     this.path = path
     this.handle = handle
     this.size = size
   }
 
-  static async open(path: string): Promise<JournalWriter> {
-    const handle = await open(path, 'a')
-    const { size } = await handle.stat()
-    return new JournalWriter(path, handle, size)
+  /** Opens the journal for appending; an empty one gets `header` as its first line (durably). */
+  static async open(fs: StoreFs, path: string, header: JournalHeader): Promise<JournalWriter> {
+    const handle = await fs.open(path, 'a')
+    try {
+      let { size } = await handle.stat()
+      if (size === 0) {
+        const line = Buffer.from(headerLine(header))
+        await writeAll(handle, line)
+        await handle.datasync()
+        size = line.length
+      }
+      return new JournalWriter(fs, path, handle, size)
+    } catch (error) {
+      await handle.close().catch(() => {})
+      throw error
+    }
   }
 
   get bytes(): number {
@@ -107,26 +170,63 @@ export class JournalWriter {
   }
 
   async append(text: string): Promise<void> {
+    await this.repair()
     const buffer = Buffer.from(text)
     try {
       await writeAll(this.handle, buffer)
       await this.handle.datasync()
-      this.size += buffer.length
-      this.appends++
     } catch (error) {
-      // Cut back to the last durable record, so a half-written line never sits before later ones.
-      await truncate(this.path, this.size).catch(() => {})
+      this.dirty = true
+      await this.handle
+        .truncate(this.size)
+        .then(() => (this.dirty = false))
+        .catch(() => {})
       throw error
     }
+    this.size += buffer.length
+    this.appends++
   }
 
-  /** Moves this journal to `to` and starts an empty one at the same path. */
-  async rotate(to: string): Promise<void> {
-    await this.handle.close()
-    await rename(this.path, to)
-    this.handle = await open(this.path, 'a')
-    this.size = 0
-    await syncDir(dirOf(this.path))
+  /**
+   * Moves this journal to `to` and continues in a new one at the same path, starting with `header`. The new
+   * journal is open and durable before the old one is let go: if anything fails, the old one is put back and
+   * stays in use, so the store never lacks a writable journal.
+   */
+  async rotate(to: string, header: JournalHeader): Promise<void> {
+    await this.repair()
+    await this.fs.rename(this.path, to)
+    let next: FileHandle | undefined
+    let size = 0
+    try {
+      next = await this.fs.open(this.path, 'wx')
+      const line = Buffer.from(headerLine(header))
+      await writeAll(next, line)
+      await next.datasync()
+      size = line.length
+    } catch (error) {
+      await next?.close().catch(() => {})
+      if (next) await this.fs.unlink(this.path).catch(() => {})
+      // The open handle still writes to the old file, now at `to`: give it its name back.
+      await this.fs.rename(to, this.path).catch(() => (this.misplacedAt = to))
+      throw error
+    }
+    await syncDir(this.fs, dirOf(this.path))
+    const old = this.handle
+    this.handle = next
+    this.size = size
+    await old.close().catch(() => {})
+  }
+
+  /** Undoes what a failed write or rotation left behind; throws (and is retried next time) if it cannot. */
+  private async repair(): Promise<void> {
+    if (this.misplacedAt !== undefined) {
+      await this.fs.rename(this.misplacedAt, this.path)
+      this.misplacedAt = undefined
+    }
+    if (this.dirty) {
+      await this.handle.truncate(this.size)
+      this.dirty = false
+    }
   }
 
   async close(): Promise<void> {

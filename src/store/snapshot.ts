@@ -1,8 +1,10 @@
-import { open, readFile, rename, unlink } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
 import type { Adapter } from 'lowdb'
 import type { Delivery, Merchant, Payment } from '../domain/types.js'
 import { DataFileError } from './errors.js'
+import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'
+import { LineReader } from './lines.js'
 
 export const SNAPSHOT_FORMAT = 'pay-sandbox/1'
 
@@ -10,79 +12,192 @@ export interface Snapshot {
   format: typeof SNAPSHOT_FORMAT
   /** Sequence number of the last journal record the snapshot contains. */
   seq: number
+  /** Identity of this data file, kept across rewrites; its journals carry it. Absent in files of 0.1. */
+  store?: string
   merchants: Merchant[]
   payments: Payment[]
   deliveries: Delivery[]
 }
 
 export function emptySnapshot(): Snapshot {
-  return { format: SNAPSHOT_FORMAT, seq: 0, merchants: [], payments: [], deliveries: [] }
+  return { format: SNAPSHOT_FORMAT, seq: 0, store: newStoreId(), merchants: [], payments: [], deliveries: [] }
+}
+
+export function newStoreId(): string {
+  return randomBytes(9).toString('base64url')
 }
 
 const RECORDS_PER_CHUNK = 250
+/** Hand-edited data files in another layout are parsed whole, up to this size. */
+const FREE_FORM_MAX_BYTES = 256 * 1024 * 1024
+const LISTS = ['merchants', 'payments', 'deliveries'] as const
+type ListName = (typeof LISTS)[number]
+
+/** Temporary files of snapshot writes, named `<data file>.tmp-<pid>`; a crash can leave one behind. */
+export function isSnapshotTemp(name: string, dataFileName: string): boolean {
+  return name.startsWith(`${dataFileName}.tmp-`)
+}
 
 /**
  * lowdb adapter for the data file. JSON with one record per line (readable, diffable), written to a
  * temporary file, fsynced and renamed over the old one, so a crash leaves either the old or the new file.
- * Records are serialized in chunks that yield to the event loop, so a large snapshot never stalls requests.
+ * Records are serialized in chunks that yield to the event loop, so a large snapshot never stalls requests,
+ * and read back line by line, so a data file of any size that was written can be read.
  */
 export class SnapshotFile implements Adapter<Snapshot> {
   readonly path: string
-  constructor(path: string) {
+  private readonly fs: StoreFs
+  constructor(fs: StoreFs, path: string) {
+    this.fs = fs
     this.path = path
   }
 
   async read(): Promise<Snapshot | null> {
-    let text: string
+    let handle: FileHandle
     try {
-      text = await readFile(this.path, 'utf8')
+      handle = await this.fs.open(this.path, 'r')
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
+      if (isMissing(error)) return null
       throw new DataFileError(`cannot read data file ${this.path}: ${(error as Error).message}`)
     }
     let data: unknown
     try {
-      data = JSON.parse(text)
+      data = (await readLines(handle)) ?? (await readWhole(handle, this.path))
     } catch (error) {
-      throw new DataFileError(
-        `data file ${this.path} is not valid JSON (${(error as Error).message}). ` +
-          'It was left untouched: repair it or restore a backup, or start on another file with --data <file>.',
-      )
+      if (error instanceof DataFileError) throw error
+      throw new DataFileError(`cannot read data file ${this.path}: ${(error as Error).message}`)
+    } finally {
+      await handle.close().catch(() => {})
     }
     return parseSnapshot(data, this.path)
   }
 
   async write(data: Snapshot): Promise<void> {
     const tmp = `${this.path}.tmp-${process.pid}`
-    const handle = await open(tmp, 'w')
+    const handle = await this.fs.open(tmp, 'w')
     try {
-      await writeAll(handle, `{\n"format": ${JSON.stringify(data.format)},\n"seq": ${data.seq},\n`)
+      const head = { format: data.format, seq: data.seq, ...(data.store !== undefined ? { store: data.store } : {}) }
+      const fields = Object.entries(head).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
+      await writeAll(handle, `{\n${fields.join('')}`)
       await writeRecords(handle, 'merchants', data.merchants, ',')
       await writeRecords(handle, 'payments', data.payments, ',')
       await writeRecords(handle, 'deliveries', data.deliveries, '')
       await writeAll(handle, '}\n')
       await handle.sync()
     } catch (error) {
-      await handle.close()
-      await unlink(tmp).catch(() => {})
+      await handle.close().catch(() => {})
+      await this.fs.unlink(tmp).catch(() => {})
       throw error
     }
     await handle.close()
-    await rename(tmp, this.path)
-    await syncDir(dirOf(this.path))
+    try {
+      await this.fs.rename(tmp, this.path)
+    } catch (error) {
+      await this.fs.unlink(tmp).catch(() => {})
+      throw error
+    }
+    await syncDir(this.fs, dirOf(this.path))
   }
 }
 
-type Handle = Awaited<ReturnType<typeof open>>
-
-async function writeRecords(handle: Handle, name: string, records: readonly object[], after: string): Promise<void> {
+async function writeRecords(handle: FileHandle, name: string, records: readonly object[], after: string): Promise<void> {
   await writeAll(handle, `"${name}": [`)
   for (let i = 0; i < records.length; i += RECORDS_PER_CHUNK) {
-    const chunk = records.slice(i, i + RECORDS_PER_CHUNK)
-    const text = chunk.map((r) => JSON.stringify(r)).join(',\n')
-    await writeAll(handle, (i === 0 ? '\n' : ',\n') + text)
+    const end = Math.min(i + RECORDS_PER_CHUNK, records.length)
+    let text = i === 0 ? '\n' : ',\n'
+    for (let j = i; j < end; j++) text += (j === i ? '' : ',\n') + JSON.stringify(records[j])
+    await writeAll(handle, text)
   }
   await writeAll(handle, `${records.length > 0 ? '\n' : ''}]${after}\n`)
+}
+
+/**
+ * Reads the layout `write` produces, one line at a time. Returns undefined when the file has another layout
+ * (e.g. edited by hand), so it can be read as free-form JSON instead.
+ */
+async function readLines(handle: FileHandle): Promise<Record<string, unknown> | undefined> {
+  const out: Record<string, unknown> = {}
+  let list: ListName | undefined
+  let expect: 'open' | 'fields' | 'records' | 'after-close' | 'end' = 'open'
+  const reader = new LineReader(handle)
+  for await (const { text } of reader.lines()) {
+    const line = text.trimEnd()
+    switch (expect) {
+      case 'open':
+        if (line !== '{') return undefined
+        expect = 'fields'
+        break
+      case 'fields': {
+        const opening = /^"(merchants|payments|deliveries)": \[(\],?)?$/.exec(line)
+        if (opening) {
+          list = opening[1] as ListName
+          out[list] = []
+          expect = opening[2] ? (opening[2].endsWith(',') ? 'fields' : 'after-close') : 'records'
+          break
+        }
+        if (line === '}') {
+          expect = 'end'
+          break
+        }
+        let field: unknown
+        try {
+          field = JSON.parse(`{${line.replace(/,$/, '')}}`)
+        } catch {
+          return undefined
+        }
+        if (typeof field !== 'object' || field === null || Array.isArray(field)) return undefined
+        Object.assign(out, field)
+        break
+      }
+      case 'records': {
+        if (line === ']' || line === '],') {
+          expect = line === '],' ? 'fields' : 'after-close'
+          break
+        }
+        let record: unknown
+        try {
+          record = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line)
+        } catch {
+          return undefined
+        }
+        ;(out[list!] as unknown[]).push(record)
+        break
+      }
+      case 'after-close':
+        if (line !== '}') return undefined
+        expect = 'end'
+        break
+      case 'end':
+        if (line !== '') return undefined
+    }
+  }
+  if (expect !== 'end' || reader.tailBytes() > 0) return undefined
+  return out
+}
+
+async function readWhole(handle: FileHandle, path: string): Promise<unknown> {
+  const { size } = await handle.stat()
+  if (size > FREE_FORM_MAX_BYTES) {
+    throw new DataFileError(
+      `data file ${path} is not laid out one record per line, and at ${size} bytes it is too large to read whole. ` +
+        'It was left untouched: restore a backup, or start on another file with --data <file>.',
+    )
+  }
+  const buffer = Buffer.allocUnsafe(size)
+  let offset = 0
+  while (offset < size) {
+    const { bytesRead } = await handle.read(buffer, offset, size - offset, offset)
+    if (bytesRead === 0) break
+    offset += bytesRead
+  }
+  try {
+    return JSON.parse(buffer.subarray(0, offset).toString('utf8'))
+  } catch (error) {
+    throw new DataFileError(
+      `data file ${path} is not valid JSON (${(error as Error).message}). ` +
+        'It was left untouched: repair it or restore a backup, or start on another file with --data <file>.',
+    )
+  }
 }
 
 function parseSnapshot(data: unknown, path: string): Snapshot {
@@ -95,7 +210,8 @@ function parseSnapshot(data: unknown, path: string): Snapshot {
   const d = data as Record<string, unknown>
   if (d.format !== SNAPSHOT_FORMAT) throw problem(`format is ${JSON.stringify(d.format)}, expected "${SNAPSHOT_FORMAT}"`)
   if (typeof d.seq !== 'number' || !Number.isSafeInteger(d.seq) || d.seq < 0) throw problem('seq is not a whole number')
-  for (const key of ['merchants', 'payments', 'deliveries'] as const) {
+  if (d.store !== undefined && (typeof d.store !== 'string' || d.store.length === 0)) throw problem('store is not a string')
+  for (const key of LISTS) {
     if (!Array.isArray(d[key])) throw problem(`${key} is not a list`)
   }
   return d as unknown as Snapshot

@@ -1,22 +1,30 @@
-import { createHash } from 'node:crypto'
-import { mkdir, truncate, unlink } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { basename, join } from 'node:path'
 import { Low } from 'lowdb'
 import { SandboxError } from '../domain/outcomes.js'
 import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
 import { DataFileError } from './errors.js'
-import { type JournalChange, type JournalRecord, JournalWriter, readJournal, type StateImage } from './journal.js'
-import { DataFileLock } from './lock.js'
-import { emptySnapshot, type Snapshot, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
+import { isMissing, nodeFs, type StoreFs } from './fs.js'
+import { dirOf, syncDir } from './fsutil.js'
+import { JOURNAL_FORMAT, type JournalHeader, JournalWriter, readJournal } from './journal.js'
+import { DataFileLock, realDataPath } from './lock.js'
+import { PendingView } from './pending.js'
+import { emptySnapshot, isSnapshotTemp, newStoreId, type Snapshot, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
+import { type Change, State, type StateImage, type StateReader } from './state.js'
+
+export type { StateImage, StateReader } from './state.js'
 
 export const DEFAULT_MERCHANT = { key: 'sandbox', name: 'Sandbox merchant' } as const
 
 export interface StoreOptions {
-  /** Path of the data file (the lowdb snapshot). The journal and lock live beside it. */
+  /** Path of the data file (the lowdb snapshot). The journal and lock live beside its real path. */
   file: string
   now?: () => Date
   /** Journal records after which a compaction starts; it also waits for as many records as are stored. */
   compactAfter?: number
+  /** Journal size after which a compaction starts, whatever the number of records. Default 64 MB. */
+  compactAfterBytes?: number
+  /** The file system; tests wrap it to inject faults. */
+  fs?: StoreFs
 }
 
 export interface OpenReport {
@@ -26,68 +34,90 @@ export interface OpenReport {
   replayed: number
   /** Bytes of a torn final journal record (a write cut short by a crash; never acknowledged). */
   tornBytes: number
+  /** Temporary files of snapshot writes cut short by a crash, removed at start. */
+  removedTemps: number
 }
 
 interface Pending {
-  line: string
-  undo: () => void
+  seq: number
+  change: Change
   resolve: () => void
   reject: (error: Error) => void
 }
 
+const COMPACT_AFTER_BYTES = 64 * 1024 * 1024
+const SNAPSHOT_RETRY_MS = { first: 1_000, max: 60_000 }
+
 /**
  * The sandbox's state: in memory, with indexes, made durable by an append-only journal.
  *
- * A change is applied in memory at once (so the next request sees it) and acknowledged only after its journal
- * record is on disk. All changes made in one event-loop turn share one write and one fdatasync (group commit),
- * so the cost of a change does not depend on how much is stored. The journal is compacted into the lowdb
- * snapshot in the background once it holds half as many records as the state (so the snapshot's cost, which
- * grows with the state, is spread over as many writes), and at shutdown.
+ * Two versions of the state exist. The durable one is what every reader sees (the get/list methods): a change
+ * joins it only once its journal record is on disk, so nothing is ever shown that a crash could take back, and
+ * a change whose write failed is never seen by anyone. `latest` adds the changes still being written; writers
+ * consult it where those must count. All changes queued in one event-loop turn share one write and one
+ * fdatasync (group commit). The journal is compacted into the lowdb snapshot in the background once it holds
+ * half as many records as the state (so the snapshot's cost, which grows with the state, is spread over as many
+ * writes) or grows past a size, and at shutdown. An import is written as a snapshot of its own.
  */
 export class Store {
   readonly file: string
   readonly journalPath: string
   readonly oldJournalPath: string
+  /** The durable state with the pending changes laid over it: for writers only. */
+  readonly latest: StateReader
+  private readonly fs: StoreFs
   private readonly db: Low<Snapshot>
   private readonly lock: DataFileLock
   private readonly now: () => Date
   private readonly compactAfter: number
-
-  private readonly merchants = new Map<string, Merchant>()
-  /** Merchants by SHA-256 of their key: a key sent by a client is never compared character by character. */
-  private readonly merchantsByDigest = new Map<string, Merchant>()
-  private readonly payments = new Map<string, Payment>()
-  private readonly deliveries = new Map<string, Delivery>()
-  private readonly deliveriesByTrackId = new Map<string, string[]>()
-  private readonly refNumbers = new Set<string>()
+  private readonly compactAfterBytes: number
+  private readonly durable = new State()
+  private readonly pending: PendingView
 
   private journal!: JournalWriter
+  private storeId = ''
+  /** Last sequence number given to a change, and the last one that is durable. */
   private seq = 0
+  private durableSeq = 0
   private journalRecords = 0
   private queue: Pending[] = []
   private scheduled = false
   private writing: Promise<void> | undefined
   private compaction: Promise<void> | undefined
-  private compactionBroken = false
+  /** A rotated journal whose records are not yet in a snapshot. */
+  private oldJournal = false
+  private snapshotRetryAt = 0
+  private snapshotRetryMs = SNAPSHOT_RETRY_MS.first
   private closed = false
 
-  private constructor(options: StoreOptions, lock: DataFileLock) {
+  private constructor(options: StoreOptions & { file: string; fs: StoreFs }, lock: DataFileLock) {
+    this.fs = options.fs
     this.file = options.file
     this.journalPath = `${options.file}.journal`
     this.oldJournalPath = `${options.file}.journal.old`
-    this.db = new Low(new SnapshotFile(options.file), emptySnapshot())
+    this.db = new Low(new SnapshotFile(this.fs, options.file), emptySnapshot())
     this.lock = lock
     this.now = options.now ?? (() => new Date())
     this.compactAfter = options.compactAfter ?? 10_000
+    this.compactAfterBytes = options.compactAfterBytes ?? COMPACT_AFTER_BYTES
+    this.pending = new PendingView(this.durable)
+    this.latest = this.pending
   }
 
   /** Opens (or creates) the data file. Throws DataFileError, naming the file, if it cannot be used. */
   static async open(options: StoreOptions): Promise<{ store: Store; report: OpenReport }> {
-    await mkdir(dirname(options.file), { recursive: true }).catch((error: Error) => {
+    const fs = options.fs ?? nodeFs
+    await fs.mkdir(dirOf(options.file), { recursive: true }).catch((error: Error) => {
       throw new DataFileError(`cannot create the folder of data file ${options.file}: ${error.message}`)
     })
-    const lock = DataFileLock.acquire(options.file, (options.now?.() ?? new Date()).toISOString())
-    const store = new Store(options, lock)
+    let file: string
+    try {
+      file = realDataPath(options.file)
+    } catch (error) {
+      throw new DataFileError(`cannot resolve data file ${options.file}: ${(error as Error).message}`)
+    }
+    const lock = DataFileLock.acquire(file, (options.now?.() ?? new Date()).toISOString())
+    const store = new Store({ ...options, file, fs }, lock)
     try {
       const report = await store.load()
       return { store, report }
@@ -98,143 +128,171 @@ export class Store {
   }
 
   private async load(): Promise<OpenReport> {
+    const removedTemps = await this.removeTemps()
     const fresh = this.db.data
     await this.db.read()
     const snapshot = this.db.data
     const created = snapshot === fresh
-    this.applyImage(snapshot)
-    this.seq = snapshot.seq
+    this.durable.apply({ k: 'replace', v: snapshot })
+    this.storeId = snapshot.store ?? newStoreId()
+    let seq = snapshot.seq
+    let covered = snapshot.seq
     let replayed = 0
     let tornBytes = 0
+    let journalsToFold = false
     for (const path of [this.oldJournalPath, this.journalPath]) {
-      const read = await readJournal(path)
+      const read = await readJournal(this.fs, path, {
+        header: (header) => this.checkJournal(path, header, snapshot, created, covered),
+        record: (record) => {
+          if (record.s <= snapshot.seq) return
+          const { s, ...change } = record
+          this.durable.apply(change as Change)
+          seq = Math.max(seq, s)
+          replayed++
+        },
+      })
       tornBytes += read.tornBytes
-      for (const record of read.records) {
-        if (record.s <= snapshot.seq) continue
-        this.applyRecord(record)
-        this.seq = Math.max(this.seq, record.s)
-        replayed++
+      covered = Math.max(covered, read.lastSeq, read.header?.after ?? 0)
+      if (read.records > 0 || read.tornBytes > 0 || (path === this.oldJournalPath && read.header !== undefined)) journalsToFold = true
+    }
+    if (created && !this.durable.hasMerchantKey(DEFAULT_MERCHANT.key)) {
+      const at = this.now().toISOString()
+      this.durable.apply({ k: 'merchant', v: { ...DEFAULT_MERCHANT, enabled: true, createdAt: at, updatedAt: at } })
+    }
+    this.seq = seq
+    this.durableSeq = seq
+    if (created || journalsToFold || snapshot.store === undefined) {
+      // Fold the journals into a fresh snapshot before accepting requests.
+      await this.writeSnapshot(this.durable.image(), seq).catch((error: Error) => {
+        throw new DataFileError(`cannot write data file ${this.file} (${error.message}); it was left as it was`)
+      })
+      try {
+        const handle = await this.fs.open(this.journalPath, 'w')
+        await handle.close()
+        await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
+      } catch (error) {
+        throw new DataFileError(`cannot empty journal ${this.journalPath} after saving it in ${this.file}: ${(error as Error).message}`)
       }
     }
-    if (created && !this.merchants.has(DEFAULT_MERCHANT.key)) {
-      const at = this.now().toISOString()
-      this.setMerchant({ ...DEFAULT_MERCHANT, enabled: true, createdAt: at, updatedAt: at })
+    try {
+      this.journal = await JournalWriter.open(this.fs, this.journalPath, this.header())
+    } catch (error) {
+      throw new DataFileError(`cannot write journal ${this.journalPath}: ${(error as Error).message}`)
     }
-    if (created || replayed > 0 || tornBytes > 0) {
-      // Fold the journals into a fresh snapshot before accepting requests.
-      await this.writeSnapshot(this.image(this.seq))
-      await truncate(this.journalPath, 0).catch(ignoreMissing)
-      await unlink(this.oldJournalPath).catch(ignoreMissing)
-    } else {
-      await unlink(this.oldJournalPath).catch(ignoreMissing)
-    }
-    this.journal = await JournalWriter.open(this.journalPath)
-    return { created, replayed, tornBytes }
+    return { created, replayed, tornBytes, removedTemps }
   }
 
-  // ── reads ─────────────────────────────────────────────────────────────
+  /** A journal must belong to this data file and continue it without a gap. */
+  private checkJournal(path: string, header: JournalHeader | undefined, snapshot: Snapshot, created: boolean, covered: number): void {
+    if (header === undefined) return // empty, or written before journals had headers
+    const refuse = (why: string) =>
+      new DataFileError(
+        `journal ${path} does not belong with data file ${this.file}: ${why}. Both were left untouched; acknowledged ` +
+          'changes may be in that journal. Put back the data file it belongs to, or move the journal away to start ' +
+          'without its changes, or start on another file with --data <file>.',
+      )
+    if (created) throw refuse('the data file is missing')
+    if (header.store !== snapshot.store) {
+      throw refuse(`it was written for data file id ${header.store}, and ${this.file} has id ${snapshot.store ?? '(none)'}`)
+    }
+    if (header.after > covered) {
+      throw refuse(
+        `it continues from change ${header.after}, but the data file only holds changes up to ${covered} ` +
+          '(the data file was replaced by an older copy)',
+      )
+    }
+  }
+
+  private header(): JournalHeader {
+    return { journal: JOURNAL_FORMAT, store: this.storeId, after: this.durableSeq }
+  }
+
+  /** Snapshot writes cut short by a crash leave `<data file>.tmp-<pid>`; the lock says none is under way. */
+  private async removeTemps(): Promise<number> {
+    const name = basename(this.file)
+    let removed = 0
+    const entries = await this.fs.readdir(dirOf(this.file)).catch(() => [] as string[])
+    for (const entry of entries) {
+      if (!isSnapshotTemp(entry, name)) continue
+      await this.fs
+        .unlink(join(dirOf(this.file), entry))
+        .then(() => removed++)
+        .catch(() => {})
+    }
+    return removed
+  }
+
+  // ── reads: the durable state ──────────────────────────────────────────
 
   /** Looks a merchant up by API key without comparing the key itself to stored keys. */
   getMerchant(key: string): Merchant | undefined {
-    // Only digests are compared: how long a comparison takes says nothing about the stored keys.
-    return this.merchantsByDigest.get(keyDigest(key))
+    return this.durable.getMerchant(key)
   }
 
   listMerchants(): Merchant[] {
-    return [...this.merchants.values()]
+    return this.durable.listMerchants()
   }
 
   getPayment(trackId: string): Payment | undefined {
-    return this.payments.get(trackId)
+    return this.durable.getPayment(trackId)
   }
 
   /** Payments in creation order, newest last. */
   listPayments(filter: { status?: PaymentStatus; merchant?: string } = {}): Payment[] {
-    const out: Payment[] = []
-    for (const p of this.payments.values()) {
-      if (filter.status && p.status !== filter.status) continue
-      if (filter.merchant && p.merchant !== filter.merchant) continue
-      out.push(p)
-    }
-    return out
+    return this.durable.listPayments(filter)
   }
 
   hasRefNumber(refNumber: string): boolean {
-    return this.refNumbers.has(refNumber)
+    return this.durable.hasRefNumber(refNumber)
   }
 
   getDelivery(id: string): Delivery | undefined {
-    return this.deliveries.get(id)
+    return this.durable.getDelivery(id)
   }
 
   /** Deliveries in creation order; with a trackId, only that payment's. */
   listDeliveries(filter: { trackId?: string } = {}): Delivery[] {
-    if (filter.trackId === undefined) return [...this.deliveries.values()]
-    const ids = this.deliveriesByTrackId.get(filter.trackId) ?? []
-    return ids.map((id) => this.deliveries.get(id)).filter((d): d is Delivery => d !== undefined)
+    return this.durable.listDeliveries(filter.trackId)
   }
 
   counts(): { merchants: number; payments: number; deliveries: number } {
-    return { merchants: this.merchants.size, payments: this.payments.size, deliveries: this.deliveries.size }
+    return this.durable.counts()
   }
 
   exportImage(): StateImage {
-    return { merchants: this.listMerchants(), payments: [...this.payments.values()], deliveries: this.listDeliveries() }
+    return this.durable.image()
   }
 
-  // ── writes: each resolves once durable ────────────────────────────────
+  // ── writes: each resolves once durable, and only then becomes visible ──
 
   putMerchant(merchant: Merchant): Promise<void> {
-    const before = this.merchants.get(merchant.key)
-    this.setMerchant(merchant)
-    return this.commit({ k: 'merchant', v: merchant }, () => {
-      if (before) this.setMerchant(before)
-      else {
-        this.merchants.delete(merchant.key)
-        this.merchantsByDigest.delete(keyDigest(merchant.key))
-      }
-    })
+    return this.commit({ k: 'merchant', v: merchant })
   }
 
   putPayment(payment: Payment): Promise<void> {
-    const before = this.payments.get(payment.trackId)
-    this.setPayment(payment)
-    return this.commit({ k: 'payment', v: payment }, () => {
-      if (before) this.setPayment(before)
-      else this.payments.delete(payment.trackId)
-      if (payment.refNumber && before?.refNumber !== payment.refNumber) this.refNumbers.delete(payment.refNumber)
-    })
+    return this.commit({ k: 'payment', v: payment })
   }
 
   putDelivery(delivery: Delivery): Promise<void> {
-    const before = this.deliveries.get(delivery.id)
-    this.setDelivery(delivery)
-    return this.commit({ k: 'delivery', v: delivery }, () => {
-      if (before) this.setDelivery(before)
-      else this.removeDelivery(delivery)
-    })
+    return this.commit({ k: 'delivery', v: delivery })
   }
 
   /** Clears payments and deliveries; merchants stay. */
   reset(): Promise<void> {
-    const before = this.exportImage()
-    this.clearActivity()
-    return this.commit({ k: 'reset' }, () => this.restore(before))
+    return this.commit({ k: 'reset' })
   }
 
-  /** Replaces the whole state (import). */
+  /** Replaces the whole state (import), written as a snapshot. */
   replace(image: StateImage): Promise<void> {
-    const before = this.exportImage()
-    this.restore(image)
-    return this.commit({ k: 'replace', v: image }, () => this.restore(before))
+    return this.commit({ k: 'replace', v: image })
   }
 
-  private commit(change: JournalChange, undo: () => void): Promise<void> {
+  private commit(change: Change): Promise<void> {
     if (this.closed) return Promise.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
-    this.seq++
-    const line = `${JSON.stringify({ s: this.seq, ...change })}\n`
+    const seq = ++this.seq
+    this.pending.noted(seq, change)
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line, undo, resolve, reject })
+      this.queue.push({ seq, change, resolve, reject })
       if (!this.scheduled) {
         this.scheduled = true
         setImmediate(() => {
@@ -247,61 +305,94 @@ export class Store {
     })
   }
 
-  /** Writes queued changes, one append per batch, until the queue is empty. */
+  /** Writes queued changes, one append per batch (an import on its own, as a snapshot), until none are left. */
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const batch = this.queue
-      this.queue = []
+      const replaceAt = this.queue.findIndex((p) => p.change.k === 'replace')
+      const batch = replaceAt === 0 ? this.queue.splice(0, 1) : replaceAt > 0 ? this.queue.splice(0, replaceAt) : this.queue.splice(0)
+      const first = batch[0]!
       try {
-        await this.journal.append(batch.map((p) => p.line).join(''))
+        if (first.change.k === 'replace') await this.writeImport(first.seq, first.change.v)
+        else await this.journal.append(batch.map(journalLine).join(''))
       } catch (error) {
-        for (let i = batch.length - 1; i >= 0; i--) batch[i]!.undo()
-        const failure = new SandboxError(
-          'storageUnavailable',
-          `could not save to ${this.journalPath} (${(error as Error).message}); nothing was stored`,
-        )
-        for (const p of batch) p.reject(failure)
+        this.failAll(batch, error as Error, first.change.k === 'replace' ? this.file : this.journalPath)
         continue
       }
-      this.journalRecords += batch.length
+      for (const p of batch) {
+        this.durable.apply(p.change)
+        this.durableSeq = p.seq
+        this.pending.settled(p.seq, p.change)
+      }
+      if (first.change.k !== 'replace') this.journalRecords += batch.length
       for (const p of batch) p.resolve()
-      if (this.shouldCompact()) await this.startCompaction()
+      if (this.shouldCompact()) await this.compact()
     }
+  }
+
+  /**
+   * A failed write fails every pending change, queued ones included: they were made on top of what failed.
+   * Nothing of it was shown; the next change tries the disk again.
+   */
+  private failAll(batch: Pending[], error: Error, file: string): void {
+    const rest = this.queue.splice(0)
+    this.pending.clear()
+    const failure = new SandboxError('storageUnavailable', `could not save to ${file} (${error.message}); nothing was stored`)
+    for (const p of [...batch, ...rest]) p.reject(failure)
+  }
+
+  /** An import becomes a snapshot of its own; journal records before it are older and skipped on replay. */
+  private async writeImport(seq: number, image: StateImage): Promise<void> {
+    while (this.compaction) await this.compaction
+    await this.writeSnapshot(image, seq)
+    this.oldJournal = false
+    await this.fs.unlink(this.oldJournalPath).catch(() => {})
   }
 
   private shouldCompact(): boolean {
-    if (this.compaction || this.compactionBroken) return false
-    const stored = this.merchants.size + this.payments.size + this.deliveries.size
-    return this.journalRecords >= Math.max(this.compactAfter, stored / 2)
+    if (this.compaction || this.closed || Date.now() < this.snapshotRetryAt) return false
+    if (this.journal.bytes >= this.compactAfterBytes) return true
+    return this.journalRecords >= Math.max(this.compactAfter, this.durable.size / 2)
   }
 
-  /** Moves the journal aside and writes the snapshot from it in the background; new changes go on meanwhile. */
-  private async startCompaction(): Promise<void> {
-    try {
-      await this.journal.rotate(this.oldJournalPath)
-    } catch {
-      this.compactionBroken = true
-      return
+  /**
+   * Moves the journal aside (between two writes) and writes a snapshot of the durable state in the background;
+   * new changes go on meanwhile. A rotation that fails is tried again after the next write; a snapshot that
+   * fails is tried again after a pause, and until then the old journal stays for replay.
+   */
+  private async compact(): Promise<void> {
+    if (!this.oldJournal) {
+      try {
+        await this.journal.rotate(this.oldJournalPath, this.header())
+      } catch {
+        return
+      }
+      this.oldJournal = true
+      this.journalRecords = 0
     }
-    this.journalRecords = 0
-    const image = this.image(this.seq)
-    this.compaction = this.writeSnapshot(image)
-      .then(() => unlink(this.oldJournalPath))
+    const image = this.durable.image()
+    const seq = this.durableSeq
+    this.compaction = this.writeSnapshot(image, seq)
+      .then(async () => {
+        await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
+        await syncDir(this.fs, dirOf(this.file))
+        this.oldJournal = false
+        this.snapshotRetryMs = SNAPSHOT_RETRY_MS.first
+      })
       .catch(() => {
-        // The old journal stays and is replayed at the next start; no further compaction until then.
-        this.compactionBroken = true
+        this.snapshotRetryAt = Date.now() + this.snapshotRetryMs
+        this.snapshotRetryMs = Math.min(this.snapshotRetryMs * 2, SNAPSHOT_RETRY_MS.max)
       })
       .finally(() => {
         this.compaction = undefined
       })
   }
 
-  private async writeSnapshot(image: Snapshot): Promise<void> {
-    this.db.data = image
+  private async writeSnapshot(image: StateImage, seq: number): Promise<void> {
+    this.db.data = { format: SNAPSHOT_FORMAT, seq, store: this.storeId, ...image }
     await this.db.write()
   }
 
-  /** Waits for pending writes and compaction: afterwards every change made so far is durable. */
+  /** Waits for pending writes and compaction: afterwards every change made so far is settled. */
   async flush(): Promise<void> {
     while (this.writing || this.scheduled || this.queue.length > 0 || this.compaction) {
       await (this.writing ?? this.compaction ?? new Promise((r) => setImmediate(r)))
@@ -314,10 +405,11 @@ export class Store {
     await this.flush()
     this.closed = true
     try {
-      await this.writeSnapshot(this.image(this.seq))
+      await this.writeSnapshot(this.durable.image(), this.durableSeq)
       await this.journal.close()
-      await truncate(this.journalPath, 0)
-      await unlink(this.oldJournalPath).catch(ignoreMissing)
+      const handle = await this.fs.open(this.journalPath, 'w')
+      await handle.close()
+      await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
     } finally {
       this.lock.release()
     }
@@ -336,78 +428,13 @@ export class Store {
   get journalWrites(): number {
     return this.journal.writes
   }
-
-  // ── in-memory state ───────────────────────────────────────────────────
-
-  private image(seq: number): Snapshot {
-    return { format: SNAPSHOT_FORMAT, seq, ...this.exportImage() }
-  }
-
-  private applyImage(image: StateImage): void {
-    for (const m of image.merchants) this.setMerchant(m)
-    for (const p of image.payments) this.setPayment(p)
-    for (const d of image.deliveries) this.setDelivery(d)
-  }
-
-  private applyRecord(record: JournalRecord): void {
-    switch (record.k) {
-      case 'merchant':
-        return this.setMerchant(record.v)
-      case 'payment':
-        return this.setPayment(record.v)
-      case 'delivery':
-        return this.setDelivery(record.v)
-      case 'reset':
-        return this.clearActivity()
-      case 'replace':
-        return this.restore(record.v)
-    }
-  }
-
-  private restore(image: StateImage): void {
-    this.merchants.clear()
-    this.merchantsByDigest.clear()
-    this.clearActivity()
-    this.applyImage(image)
-  }
-
-  private clearActivity(): void {
-    this.payments.clear()
-    this.deliveries.clear()
-    this.deliveriesByTrackId.clear()
-    this.refNumbers.clear()
-  }
-
-  private setMerchant(m: Merchant): void {
-    this.merchants.set(m.key, m)
-    this.merchantsByDigest.set(keyDigest(m.key), m)
-  }
-
-  private setPayment(p: Payment): void {
-    this.payments.set(p.trackId, p)
-    if (p.refNumber) this.refNumbers.add(p.refNumber)
-  }
-
-  private setDelivery(d: Delivery): void {
-    if (!this.deliveries.has(d.id)) {
-      const ids = this.deliveriesByTrackId.get(d.trackId)
-      if (ids) ids.push(d.id)
-      else this.deliveriesByTrackId.set(d.trackId, [d.id])
-    }
-    this.deliveries.set(d.id, d)
-  }
-
-  private removeDelivery(d: Delivery): void {
-    this.deliveries.delete(d.id)
-    const ids = this.deliveriesByTrackId.get(d.trackId)
-    if (ids) this.deliveriesByTrackId.set(d.trackId, ids.filter((id) => id !== d.id))
-  }
 }
 
-function keyDigest(key: string): string {
-  return createHash('sha256').update(key).digest('base64')
+function journalLine(p: Pending): string {
+  return `${JSON.stringify({ s: p.seq, ...p.change })}\n`
 }
 
-function ignoreMissing(error: NodeJS.ErrnoException): void {
-  if (error.code !== 'ENOENT') throw error
+function ignoreMissing(error: unknown): void {
+  if (!isMissing(error)) throw error
 }
+

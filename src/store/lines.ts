@@ -1,0 +1,58 @@
+import type { FileHandle } from './fs.js'
+
+const CHUNK_BYTES = 1024 * 1024
+
+export interface Line {
+  /** 1-based line number. */
+  number: number
+  text: string
+}
+
+/**
+ * Reads a file line by line without ever holding the whole file as one string, so a file of any size that was
+ * written line by line can be read back. Yields complete lines (`\n`-terminated, without the `\n`); what follows
+ * the last `\n` is the tail, reported by `tailBytes()` once iteration ends.
+ */
+export class LineReader {
+  private tail = 0
+
+  constructor(private readonly handle: FileHandle) {}
+
+  async *lines(): AsyncGenerator<Line> {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+    let pending: Buffer[] = []
+    let pendingBytes = 0
+    let number = 0
+    for (;;) {
+      const { bytesRead } = await this.handle.read(buffer, 0, CHUNK_BYTES, null)
+      if (bytesRead === 0) break
+      let start = 0
+      for (;;) {
+        const end = buffer.indexOf(10, start)
+        if (end === -1 || end >= bytesRead) break
+        const piece = buffer.subarray(start, end)
+        let text: string
+        if (pendingBytes > 0) {
+          text = Buffer.concat([...pending, piece]).toString('utf8')
+          pending = []
+          pendingBytes = 0
+        } else {
+          text = piece.toString('utf8')
+        }
+        start = end + 1
+        yield { number: ++number, text }
+      }
+      if (start < bytesRead) {
+        // Copied: the read buffer is reused for the next chunk.
+        pending.push(Buffer.from(buffer.subarray(start, bytesRead)))
+        pendingBytes += bytesRead - start
+      }
+    }
+    this.tail = pendingBytes
+  }
+
+  /** Bytes after the last newline (a line cut short), known once `lines()` is exhausted. */
+  tailBytes(): number {
+    return this.tail
+  }
+}

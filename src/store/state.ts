@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto'
+import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
+
+export interface StateImage {
+  merchants: Merchant[]
+  payments: Payment[]
+  deliveries: Delivery[]
+}
+
+/** One change, as the journal records it (without its sequence number). */
+export type Change =
+  | { k: 'merchant'; v: Merchant }
+  | { k: 'payment'; v: Payment }
+  | { k: 'delivery'; v: Delivery }
+  /** Payments and deliveries cleared; merchants kept. */
+  | { k: 'reset' }
+  /** Whole state replaced (import). Written as a snapshot, never as a journal line. */
+  | { k: 'replace'; v: StateImage }
+
+/** Looks records up; both the durable state and the writers' view (durable plus pending) answer it. */
+export interface StateReader {
+  getMerchant(key: string): Merchant | undefined
+  getPayment(trackId: string): Payment | undefined
+  getDelivery(id: string): Delivery | undefined
+  hasRefNumber(refNumber: string): boolean
+}
+
+/**
+ * The sandbox's records in memory, with their indexes. Records are never mutated in place: a change replaces
+ * the record, so an image taken for a snapshot stays consistent while the state moves on.
+ */
+export class State implements StateReader {
+  private readonly merchants = new Map<string, Merchant>()
+  /** Merchants by SHA-256 of their key: a key sent by a client is never compared character by character. */
+  private readonly merchantsByDigest = new Map<string, Merchant>()
+  private readonly payments = new Map<string, Payment>()
+  private readonly deliveries = new Map<string, Delivery>()
+  private readonly deliveriesByTrackId = new Map<string, string[]>()
+  private readonly refNumbers = new Set<string>()
+
+  static of(image: StateImage): State {
+    const state = new State()
+    state.load(image)
+    return state
+  }
+
+  /** Looks a merchant up by API key without comparing the key itself to stored keys. */
+  getMerchant(key: string): Merchant | undefined {
+    // Only digests are compared: how long a comparison takes says nothing about the stored keys.
+    return this.merchantsByDigest.get(keyDigest(key))
+  }
+
+  hasMerchantKey(key: string): boolean {
+    return this.merchants.has(key)
+  }
+
+  getPayment(trackId: string): Payment | undefined {
+    return this.payments.get(trackId)
+  }
+
+  getDelivery(id: string): Delivery | undefined {
+    return this.deliveries.get(id)
+  }
+
+  hasRefNumber(refNumber: string): boolean {
+    return this.refNumbers.has(refNumber)
+  }
+
+  listMerchants(): Merchant[] {
+    return [...this.merchants.values()]
+  }
+
+  /** Payments in creation order, newest last. */
+  listPayments(filter: { status?: PaymentStatus; merchant?: string } = {}): Payment[] {
+    const out: Payment[] = []
+    for (const p of this.payments.values()) {
+      if (filter.status && p.status !== filter.status) continue
+      if (filter.merchant && p.merchant !== filter.merchant) continue
+      out.push(p)
+    }
+    return out
+  }
+
+  listDeliveries(trackId?: string): Delivery[] {
+    if (trackId === undefined) return [...this.deliveries.values()]
+    const ids = this.deliveriesByTrackId.get(trackId) ?? []
+    return ids.map((id) => this.deliveries.get(id)).filter((d): d is Delivery => d !== undefined)
+  }
+
+  counts(): { merchants: number; payments: number; deliveries: number } {
+    return { merchants: this.merchants.size, payments: this.payments.size, deliveries: this.deliveries.size }
+  }
+
+  get size(): number {
+    return this.merchants.size + this.payments.size + this.deliveries.size
+  }
+
+  image(): StateImage {
+    return { merchants: this.listMerchants(), payments: [...this.payments.values()], deliveries: this.listDeliveries() }
+  }
+
+  apply(change: Change): void {
+    switch (change.k) {
+      case 'merchant':
+        return this.setMerchant(change.v)
+      case 'payment':
+        return this.setPayment(change.v)
+      case 'delivery':
+        return this.setDelivery(change.v)
+      case 'reset':
+        return this.clearActivity()
+      case 'replace':
+        this.merchants.clear()
+        this.merchantsByDigest.clear()
+        this.clearActivity()
+        return this.load(change.v)
+    }
+  }
+
+  private load(image: StateImage): void {
+    for (const m of image.merchants) this.setMerchant(m)
+    for (const p of image.payments) this.setPayment(p)
+    for (const d of image.deliveries) this.setDelivery(d)
+  }
+
+  private clearActivity(): void {
+    this.payments.clear()
+    this.deliveries.clear()
+    this.deliveriesByTrackId.clear()
+    this.refNumbers.clear()
+  }
+
+  private setMerchant(m: Merchant): void {
+    this.merchants.set(m.key, m)
+    this.merchantsByDigest.set(keyDigest(m.key), m)
+  }
+
+  private setPayment(p: Payment): void {
+    const before = this.payments.get(p.trackId)
+    if (before?.refNumber !== undefined && before.refNumber !== p.refNumber) this.refNumbers.delete(before.refNumber)
+    this.payments.set(p.trackId, p)
+    if (p.refNumber) this.refNumbers.add(p.refNumber)
+  }
+
+  private setDelivery(d: Delivery): void {
+    if (!this.deliveries.has(d.id)) {
+      const ids = this.deliveriesByTrackId.get(d.trackId)
+      if (ids) ids.push(d.id)
+      else this.deliveriesByTrackId.set(d.trackId, [d.id])
+    }
+    this.deliveries.set(d.id, d)
+  }
+}
+
+export function keyDigest(key: string): string {
+  return createHash('sha256').update(key).digest('base64')
+}

@@ -1,0 +1,126 @@
+import { get } from 'node:http'
+import { join } from 'node:path'
+import { expect, onTestFinished, test } from 'vitest'
+import { type RawResponse, SandboxClient } from '../../src/client/index.js'
+import { startSandbox } from '../../src/index.js'
+import { Store } from '../../src/store/store.js'
+import { tempDir } from '../helpers.js'
+import { errno, type Faults, faultyFs, gate } from '../store/faulty-fs.js'
+import { killed, startRunning } from './proc.js'
+
+const callbackUrl = 'http://127.0.0.1:9/cb'
+const turn = () => new Promise((r) => setImmediate(r))
+
+function keptAlive(url: string): SandboxClient {
+  const client = new SandboxClient(url, { keepAlive: true })
+  onTestFinished(() => client.close())
+  return client
+}
+
+test('disk full: a simulate that cannot be saved is never seen by a verify sent at the same moment, before or after a crash', async () => {
+  const data = join(await tempDir(), 'data.json')
+  const server = await startRunning(['--data', data], { shell: 'ulimit -f 24' })
+  const customer = keptAlive(server.url)
+  const merchant = keptAlive(server.url)
+  const acked: string[] = []
+  for (let i = 0; i < 1000; i++) {
+    const res = await merchant.raw({ method: 'POST', path: '/api/v1/request', body: { merchant: 'sandbox', amount: 10 + i, callbackUrl } })
+    if (res.status !== 200) break
+    acked.push((res.json as { trackId: string }).trackId)
+  }
+  expect(acked.length).toBeGreaterThanOrEqual(20)
+  for (const trackId of acked.slice(0, 20)) {
+    const [moved, verified] = await Promise.all([
+      customer.raw({ method: 'POST', path: `/_sandbox/payments/${trackId}/simulate`, body: { outcome: 'paid' } }),
+      merchant.verifyPayment({ merchant: 'sandbox', trackId }),
+    ])
+    expect(moved.status, moved.text).toBe(503)
+    expect(verified).toEqual({ result: 202, amount: expect.any(Number) })
+  }
+  await killed(server.child, 'SIGKILL')
+  const again = await startRunning(['--data', data])
+  const after = new SandboxClient(again.url)
+  onTestFinished(() => after.close())
+  for (const trackId of acked.slice(0, 20)) {
+    expect((await after.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(202)
+  }
+}, 60_000)
+
+/** Reads the checkout page's event stream until it is closed; returns the status events it carried. */
+function statusEvents(url: string): { events: string[]; close: () => void } {
+  const events: string[] = []
+  const req = get(url, (res) => {
+    let buffer = ''
+    res.setEncoding('utf8')
+    res.on('data', (chunk: string) => {
+      buffer += chunk
+      for (const m of buffer.matchAll(/event: status\ndata: (.*)\n\n/g)) events.push((JSON.parse(m[1]!) as { status: string }).status)
+      buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2)
+    })
+  })
+  req.on('error', () => {})
+  return { events, close: () => req.destroy() }
+}
+
+test('slow journal writes: while a change is being written, no reader sees it; after a crash it is there only if acknowledged', async () => {
+  const dir = await tempDir()
+  const dataFile = join(dir, 'data.json')
+  const faults: Faults = {}
+  const sb = await startSandbox({ dataFile, storeFs: faultyFs(faults) })
+  onTestFinished(() => sb.stop().catch(() => {}))
+  const client = keptAlive(sb.url)
+  const created = await client.createPayment({ merchant: 'sandbox', amount: 25, callbackUrl })
+  if (created.result !== 100) throw new Error('create failed')
+  const { trackId } = created
+  const stream = statusEvents(`${sb.url}/pay/${trackId}/events`)
+  onTestFinished(() => stream.close())
+
+  const slow = gate()
+  onTestFinished(() => slow.open())
+  let fail = false
+  faults.sync = async (path) => {
+    if (!path.endsWith('.journal')) return
+    await slow.wait()
+    if (fail) throw errno('EIO')
+  }
+  const moving = client.raw({ method: 'POST', path: `/_sandbox/payments/${trackId}/simulate`, body: { outcome: 'paid' } })
+  while (!slow.waiting()) await turn()
+
+  const reader = keptAlive(sb.url)
+  const readers: Array<[string, () => Promise<unknown>]> = [
+    ['verify', async () => (await reader.verifyPayment({ merchant: 'sandbox', trackId })).result],
+    ['checkout status', async () => ((await reader.raw({ method: 'GET', path: `/pay/${trackId}/status` })).json as { status: string }).status],
+    ['control API', async () => (await reader.getPayment(trackId)).payment.status],
+    ['payment list', async () => (await reader.listPayments({ status: 'paid' })).length],
+    ['export', async () => (await reader.exportState()).payments.find((p) => p.trackId === trackId)?.status],
+    ['dashboard', async () => /class="status st-paid"/.test((await reader.raw({ method: 'GET', path: '/dashboard' })).text)],
+  ]
+  const during = Object.fromEntries(await Promise.all(readers.map(async ([name, read]) => [name, await read()] as const)))
+  expect(during).toEqual({
+    verify: 202,
+    'checkout status': 'pending',
+    'control API': 'pending',
+    'payment list': 0,
+    export: 'pending',
+    dashboard: false,
+  })
+  expect(stream.events).toEqual(['pending'])
+
+  // The write fails: nobody ever saw it, and a crash now leaves the payment pending.
+  fail = true
+  slow.open()
+  expect((await moving).status).toBe(503)
+  expect((await reader.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(202)
+  expect(stream.events).toEqual(['pending'])
+  fail = false
+  faults.sync = undefined
+  const paid: RawResponse = await client.raw({ method: 'POST', path: `/_sandbox/payments/${trackId}/simulate`, body: { outcome: 'paid' } })
+  expect(paid.status).toBe(200)
+  expect((await reader.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(100)
+
+  // A restart after `kill -9`: the data file is opened again while the running store was never closed.
+  const { store } = await Store.open({ file: dataFile })
+  expect(store.getPayment(trackId)?.status).toBe('paid')
+  expect(store.listPayments().map((p) => p.status)).toEqual(['paid'])
+  await store.close()
+}, 30_000)

@@ -1,0 +1,210 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import type { Payment } from '../../src/domain/types.js'
+import { payment } from './records.js'
+import { Store } from '../../src/store/store.js'
+import { tempDir } from '../helpers.js'
+import { errno, type Faults, faultyFs, gate } from './faulty-fs.js'
+
+
+const isJournal = (path: string) => path.endsWith('.journal')
+const settle = <T>(p: Promise<T>) => p.then(() => 'ok' as const, (e: Error) => e)
+const turn = () => new Promise((r) => setImmediate(r))
+
+/** Opens the data file again as a restart after `kill -9` would: the first store is never closed. */
+async function reopen(file: string): Promise<Store> {
+  const { store } = await Store.open({ file })
+  return store
+}
+
+describe('durable before visible', () => {
+  test('while its journal write is under way, a change is seen by writers only; readers see it once durable', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    await store.putPayment(payment(1))
+    const slow = gate()
+    faults.sync = (path) => (isJournal(path) ? slow.wait() : undefined)
+    const paid = store.putPayment({ ...payment(1, 'paid'), refNumber: '100000000001' })
+    while (!slow.waiting()) await turn()
+    expect(store.getPayment('track-1')?.status).toBe('pending')
+    expect(store.listPayments({ status: 'paid' })).toEqual([])
+    expect(store.exportImage().payments[0]?.status).toBe('pending')
+    expect(store.hasRefNumber('100000000001')).toBe(false)
+    expect(store.latest.getPayment('track-1')?.status).toBe('paid')
+    expect(store.latest.hasRefNumber('100000000001')).toBe(true)
+    slow.open()
+    await paid
+    expect(store.getPayment('track-1')?.status).toBe('paid')
+    await store.close()
+  })
+
+  test('a change whose write fails is seen by no one, and the changes queued behind it fail with it', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    await store.putPayment(payment(1))
+    const slow = gate()
+    let fail = true
+    faults.sync = async (path) => {
+      if (!isJournal(path)) return
+      await slow.wait()
+      if (fail) throw errno('EIO', 'input/output error')
+    }
+    const first = settle(store.putPayment({ ...payment(1, 'paid'), refNumber: '100000000001' }))
+    while (!slow.waiting()) await turn()
+    // Queued while the first write is out: made on top of it, so it cannot outlive it.
+    const second = settle(store.putPayment(payment(2)))
+    slow.open()
+    expect(await first).toMatchObject({ name: 'SandboxError', kind: 'storageUnavailable' })
+    expect(await second).toMatchObject({ kind: 'storageUnavailable' })
+    for (const view of [store, store.latest]) {
+      expect(view.getPayment('track-1')?.status).toBe('pending')
+      expect(view.getPayment('track-2')).toBeUndefined()
+      expect(view.hasRefNumber('100000000001')).toBe(false)
+    }
+    // The next write tries the disk again.
+    fail = false
+    await store.putPayment(payment(3))
+    const again = await reopen(file)
+    expect(again.listPayments().map((p) => [p.trackId, p.status])).toEqual([
+      ['track-1', 'pending'],
+      ['track-3', 'pending'],
+    ])
+    await again.close()
+  })
+
+  test('a compaction never saves a change that is not durable (nothing refused comes back after a crash)', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await Store.open({ file, fs: faultyFs(faults), compactAfter: 1 })
+    const slow = gate()
+    let syncs = 0
+    faults.sync = async (path) => {
+      if (isJournal(path) && ++syncs === 1) await slow.wait()
+    }
+    // The batch of 12 payments (the only write over 1 KB) finds the disk full.
+    faults.write = (path, bytes) => (isJournal(path) && bytes > 1024 ? 0 : undefined)
+    const acked = store.putPayment(payment(1))
+    while (!slow.waiting()) await turn()
+    // Queued behind the first write; its own write will fail, after the first one triggered a compaction.
+    const refused = Array.from({ length: 12 }, (_, i) => settle(store.putPayment(payment(100 + i))))
+    slow.open()
+    await acked
+    for (const r of refused) expect(await r).toMatchObject({ kind: 'storageUnavailable' })
+    await store.flush()
+    const snapshot = JSON.parse(await readFile(file, 'utf8')) as { payments: Payment[] }
+    expect(snapshot.payments.map((p) => p.trackId)).toEqual(['track-1'])
+    const again = await reopen(file)
+    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1'])
+    await again.close()
+  })
+})
+
+describe('a journal that fails', () => {
+  test('a batch written half before the disk filled is cut off and never replayed', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    await store.putPayment(payment(1))
+    // The next write stores its first 40 bytes, then the disk is full.
+    faults.write = (path) => (isJournal(path) ? 40 : undefined)
+    expect(await settle(Promise.all([store.putPayment(payment(2)), store.putPayment(payment(3))]))).toMatchObject({
+      kind: 'storageUnavailable',
+    })
+    faults.write = undefined
+    await store.putPayment(payment(4))
+    const journal = await readFile(`${file}.journal`, 'utf8')
+    expect(journal).not.toContain('track-2')
+    const again = await reopen(file)
+    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1', 'track-4'])
+    await again.close()
+  })
+
+  test('when cutting off a failed batch fails too, the next write repairs the journal first', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    await store.putPayment(payment(1))
+    faults.write = (path) => (isJournal(path) ? 60 : undefined)
+    let truncates = 0
+    faults.truncate = () => {
+      truncates++
+      if (truncates <= 2) throw errno('EIO')
+    }
+    expect(await settle(store.putPayment(payment(2)))).toMatchObject({ kind: 'storageUnavailable' })
+    faults.write = undefined
+    // The repair before this write fails (second truncate): refused, nothing written after the torn bytes.
+    expect(await settle(store.putPayment(payment(3)))).toMatchObject({ kind: 'storageUnavailable' })
+    await store.putPayment(payment(4))
+    const again = await reopen(file)
+    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1', 'track-4'])
+    await again.close()
+  })
+
+  test('a rotation that cannot open the new journal (EMFILE) keeps the old one in use; writes go on and it is retried', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await Store.open({ file, fs: faultyFs(faults), compactAfter: 5 })
+    let emfile = true
+    let refusedOpens = 0
+    faults.open = (path, flags) => {
+      if (emfile && isJournal(path) && flags === 'wx') {
+        refusedOpens++
+        throw errno('EMFILE', 'too many open files')
+      }
+    }
+    for (let i = 0; i < 30; i++) await store.putPayment(payment(i))
+    expect(refusedOpens).toBeGreaterThan(1)
+    emfile = false
+    for (let i = 30; i < 40; i++) await store.putPayment(payment(i))
+    await store.flush()
+    const snapshot = JSON.parse(await readFile(file, 'utf8')) as { payments: Payment[] }
+    expect(snapshot.payments.length).toBeGreaterThanOrEqual(30)
+    expect(await readdir(join(file, '..'))).not.toContain('data.json.journal.old')
+    const again = await reopen(file)
+    expect(again.counts().payments).toBe(40)
+    await again.close()
+  })
+
+  test('a snapshot that cannot be written leaves the rotated journal for replay, and is tried again later', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await Store.open({ file, fs: faultyFs(faults), compactAfter: 5 })
+    faults.open = (path) => {
+      if (path.includes('.tmp-')) throw errno('ENOSPC')
+    }
+    for (let i = 0; i < 20; i++) await store.putPayment(payment(i))
+    await store.flush()
+    expect(await readdir(join(file, '..'))).toContain('data.json.journal.old')
+    const again = await reopen(file)
+    expect(again.counts().payments).toBe(20)
+    await again.close()
+  })
+})
+
+describe('reading back what was written', () => {
+  test('a journal grows no larger than the size limit: it is compacted by size as well as by count', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const { store } = await Store.open({ file, compactAfterBytes: 64 * 1024 })
+    const description = 'd'.repeat(900)
+    for (let i = 0; i < 300; i++) await store.putPayment({ ...payment(i), description })
+    await store.flush()
+    expect(store.journalBytes).toBeLessThan(80 * 1024)
+    await store.close()
+  })
+
+  test('stale temporary snapshot files left by a crash are removed at start', async () => {
+    const dir = await tempDir()
+    const file = join(dir, 'data.json')
+    const { store } = await Store.open({ file })
+    await store.close()
+    await writeFile(join(dir, 'data.json.tmp-99999'), '{"format": "pay-sandbox/1", "seq"')
+    await writeFile(join(dir, 'other.json.tmp-99999'), 'not ours')
+    const { store: again, report } = await Store.open({ file })
+    expect(report.removedTemps).toBe(1)
+    expect((await readdir(dir)).sort()).toEqual(['data.json', 'data.json.journal', 'data.json.lock', 'other.json.tmp-99999'])
+    await again.close()
+  })
+})

@@ -1,0 +1,82 @@
+import type { FileHandle, StoreFs } from '../../src/store/fs.js'
+import { nodeFs } from '../../src/store/fs.js'
+
+/**
+ * Hooks called around the real file-system calls; each may wait (a slow disk) or throw (a failing one). They
+ * can be changed while the store runs. `path` is the file the call is about.
+ */
+export interface Faults {
+  open?: (path: string, flags: string) => void | Promise<void>
+  rename?: (from: string, to: string) => void | Promise<void>
+  /** Before a write through a handle; returning a number writes only that many bytes and then fails with it. */
+  write?: (path: string, bytes: number) => void | number | Promise<void | number>
+  sync?: (path: string) => void | Promise<void>
+  truncate?: (path: string) => void | Promise<void>
+}
+
+export function errno(code: string, message = code): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${message}`), { code })
+}
+
+/** The real file system with `faults` injected into exactly the calls they name. */
+export function faultyFs(faults: Faults): StoreFs {
+  return {
+    ...nodeFs,
+    async open(path, flags) {
+      await faults.open?.(path, flags)
+      return wrap(await nodeFs.open(path, flags), path, faults)
+    },
+    async rename(from, to) {
+      await faults.rename?.(from, to)
+      return nodeFs.rename(from, to)
+    },
+  }
+}
+
+function wrap(handle: FileHandle, path: string, faults: Faults): FileHandle {
+  return new Proxy(handle, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown
+      if (typeof value !== 'function') return value
+      switch (property) {
+        case 'write':
+          return async (buffer: Buffer, offset = 0, length = buffer.length - offset, position?: number | null) => {
+            const cut = await faults.write?.(path, length)
+            if (typeof cut === 'number') {
+              if (cut > 0) await target.write(buffer, offset, Math.min(cut, length), position)
+              throw errno('ENOSPC', `no space left on device, write ${path}`)
+            }
+            return target.write(buffer, offset, length, position)
+          }
+        case 'datasync':
+        case 'sync':
+          return async () => {
+            await faults.sync?.(path)
+            return (value as () => Promise<void>).call(target)
+          }
+        case 'truncate':
+          return async (len?: number) => {
+            await faults.truncate?.(path)
+            return target.truncate(len)
+          }
+        default:
+          return (value as (...args: unknown[]) => unknown).bind(target)
+      }
+    },
+  })
+}
+
+/** A gate a hook can wait on, opened by the test. */
+export function gate(): { wait: () => Promise<void>; open: () => void; waiting: () => boolean } {
+  let release!: () => void
+  let waiters = 0
+  const opened = new Promise<void>((r) => (release = r))
+  return {
+    wait: async () => {
+      waiters++
+      await opened
+    },
+    open: () => release(),
+    waiting: () => waiters > 0,
+  }
+}
