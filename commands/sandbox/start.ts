@@ -41,6 +41,12 @@ export default class SandboxStart extends PayCommand {
       description: 'waits before each retry, comma-separated; the last repeats [default: 1s,5s,30s]',
       env: 'PAY_SANDBOX_CALLBACK_SCHEDULE',
     }),
+    'callback-concurrency': Flags.integer({
+      description: 'callback attempts out at once; the rest wait their turn [default: 64]',
+      env: 'PAY_SANDBOX_CALLBACK_CONCURRENCY',
+      min: 1,
+      max: 1024,
+    }),
     detach: Flags.boolean({
       description: 'run in the background: wait until it answers, print its URL and pid, and exit (log: <data file>.log; stop it with `pay sandbox stop`)',
     }),
@@ -55,6 +61,7 @@ export default class SandboxStart extends PayCommand {
         ...(flags['callback-retries'] !== undefined ? { retries: flags['callback-retries'] } : {}),
         ...(flags['callback-timeout'] !== undefined ? { timeout: flags['callback-timeout'] } : {}),
         ...(flags['callback-schedule'] !== undefined ? { schedule: flags['callback-schedule'] } : {}),
+        ...(flags['callback-concurrency'] !== undefined ? { concurrency: flags['callback-concurrency'] } : {}),
       })
     } catch (error) {
       this.fail((error as Error).message, ExitCode.usage)
@@ -73,6 +80,8 @@ export default class SandboxStart extends PayCommand {
           '--callback-timeout',
           `${callbacks.timeoutMs}ms`,
           ...(callbacks.scheduleMs.length > 0 ? ['--callback-schedule', callbacks.scheduleMs.map((ms) => `${ms}ms`).join(',')] : []),
+          '--callback-concurrency',
+          String(callbacks.concurrency),
         ],
         say: (line) => this.log(line),
       })
@@ -92,6 +101,7 @@ export default class SandboxStart extends PayCommand {
         callbacks,
         ...(flags.quiet ? {} : { log: out }),
         onShutdownRequest: () => requestStop('shutdown requested'),
+        warn: (line) => process.stderr.write(`${chalk.yellow(line)}\n`),
         logError: (error) => process.stderr.write(`${chalk.red('internal error:')} ${(error as Error).stack ?? String(error)}\n`),
       })
     } catch (error) {
