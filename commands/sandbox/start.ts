@@ -41,6 +41,12 @@ export default class SandboxStart extends PayCommand {
       description: 'waits before each retry, comma-separated; the last repeats [default: 1s,5s,30s]',
       env: 'PAY_SANDBOX_CALLBACK_SCHEDULE',
     }),
+    'callback-concurrency': Flags.integer({
+      description: 'callback attempts out at once; the rest wait their turn [default: 64]',
+      env: 'PAY_SANDBOX_CALLBACK_CONCURRENCY',
+      min: 1,
+      max: 1024,
+    }),
     detach: Flags.boolean({
       description: 'run in the background: wait until it answers, print its URL and pid, and exit (log: <data file>.log; stop it with `pay sandbox stop`)',
     }),
@@ -55,6 +61,7 @@ export default class SandboxStart extends PayCommand {
         ...(flags['callback-retries'] !== undefined ? { retries: flags['callback-retries'] } : {}),
         ...(flags['callback-timeout'] !== undefined ? { timeout: flags['callback-timeout'] } : {}),
         ...(flags['callback-schedule'] !== undefined ? { schedule: flags['callback-schedule'] } : {}),
+        ...(flags['callback-concurrency'] !== undefined ? { concurrency: flags['callback-concurrency'] } : {}),
       })
     } catch (error) {
       this.fail((error as Error).message, ExitCode.usage)
@@ -73,6 +80,8 @@ export default class SandboxStart extends PayCommand {
           '--callback-timeout',
           `${callbacks.timeoutMs}ms`,
           ...(callbacks.scheduleMs.length > 0 ? ['--callback-schedule', callbacks.scheduleMs.map((ms) => `${ms}ms`).join(',')] : []),
+          '--callback-concurrency',
+          String(callbacks.concurrency),
         ],
         say: (line) => this.log(line),
       })
@@ -81,6 +90,7 @@ export default class SandboxStart extends PayCommand {
     const { DataFileError } = await import('../../src/store/errors.js')
     // With --json, stdout carries only the start record; request lines go to stderr.
     const out = (line: string) => (this.jsonEnabled() ? process.stderr : process.stdout).write(`${line}\n`)
+    installLastResort()
     let running
     // Set once the signal path exists below; POST /_sandbox/shutdown runs the same path.
     let requestStop = (_reason: string): void => {}
@@ -92,6 +102,7 @@ export default class SandboxStart extends PayCommand {
         callbacks,
         ...(flags.quiet ? {} : { log: out }),
         onShutdownRequest: () => requestStop('shutdown requested'),
+        warn: (line) => process.stderr.write(`${chalk.yellow(line)}\n`),
         logError: (error) => process.stderr.write(`${chalk.red('internal error:')} ${(error as Error).stack ?? String(error)}\n`),
       })
     } catch (error) {
@@ -157,6 +168,27 @@ export default class SandboxStart extends PayCommand {
     // Already printed at start; returning nothing keeps --json output to that one record.
     return undefined as unknown as StartResult
   }
+}
+
+/**
+ * Last resort for a bug that escapes every handler. A rejected promise that nobody awaited is reported and serving
+ * goes on: the store commits each change whole, so its state stays whole. An exception that nothing caught may
+ * have cut any code short midway (a socket or timer handler whose promise now never settles), so nobody can vouch
+ * for what is in memory: it is reported and the process exits 1 at once, without rewriting the data file from that
+ * memory. The journal holds every acknowledged change and the next start replays it.
+ */
+function installLastResort(): void {
+  const stack = (error: unknown) => (error instanceof Error ? (error.stack ?? error.message) : String(error))
+  process.on('unhandledRejection', (reason) => {
+    process.stderr.write(`${chalk.red('internal error (a promise rejected unhandled; still serving):')} ${stack(reason)}\n`)
+  })
+  process.on('uncaughtException', (error) => {
+    process.stderr.write(
+      `${chalk.red('internal error (an uncaught exception; stopping at once):')} ${stack(error)}\n` +
+        'The data file was not rewritten; every acknowledged change is in its journal and comes back at the next start.\n',
+    )
+    process.exit(ExitCode.error)
+  })
 }
 
 function isLoopback(host: string): boolean {

@@ -1,6 +1,6 @@
 import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
 import { version } from '../version.js'
-import { type CallbackPolicy, retryDelay } from './schedule.js'
+import { type CallbackPolicy, MAX_RETRIES, retryDelay } from './schedule.js'
 import type { SendResult } from './send.js'
 
 /** The one outbound event of the spec: the payment notification. */
@@ -63,6 +63,9 @@ export function deliveryHeaders(id: string, event: string, replayOf?: string): R
 }
 
 export function attemptHeaders(delivery: Delivery, attempt: number): Record<string, string> {
+  const stored: unknown = delivery.headers
+  // Stored data can hold anything: passed on as it is, sendCallback refuses it with a clear error.
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return stored as Record<string, string>
   return { ...delivery.headers, [Header.attempt]: String(attempt) }
 }
 
@@ -112,24 +115,53 @@ export function replayDelivery(original: Pick<Delivery, 'id' | 'trackId' | 'url'
   })
 }
 
-/** The delivery after one finished attempt: delivered, failed for good, or pending with the next attempt due. */
-export function withAttempt(delivery: Delivery, result: SendResult, at: Date, policy: CallbackPolicy, now: Date): Delivery {
-  const attempt: DeliveryAttempt = { attempt: delivery.attempts.length + 1, at: at.toISOString(), durationMs: result.durationMs }
+/**
+ * The delivery after one finished attempt: delivered, failed for good, or pending with the next attempt due
+ * `retryDelay` after `now`. Stored data is read defensively (it may come from an older version or a hand edit),
+ * and `updatedAt` never goes before the delivery's earlier times, even when the wall clock was set back.
+ */
+export function withAttempt(delivery: Delivery, result: SendResult, at: Date, policy: Pick<CallbackPolicy, 'scheduleMs' | 'retries'>, now: Date): Delivery {
+  const made = attemptsOf(delivery)
+  const attempt: DeliveryAttempt = { attempt: made.length + 1, at: at.toISOString(), durationMs: result.durationMs }
   if (result.status !== undefined) attempt.status = result.status
   if (result.responseExcerpt !== undefined) attempt.responseExcerpt = result.responseExcerpt
   if (result.truncated) attempt.truncated = true
   if (result.error !== undefined) attempt.error = result.error
-  const attempts = [...delivery.attempts, attempt]
+  const attempts = [...made, attempt]
   const { nextAttemptAt: _, ...rest } = delivery
-  const updatedAt = now.toISOString()
+  const updatedAt = notBefore(now, delivery.createdAt, delivery.updatedAt)
   if (result.ok) return { ...rest, attempts, state: 'delivered', updatedAt }
-  if (attempts.length > delivery.maxRetries) return { ...rest, attempts, state: 'failed', updatedAt }
+  if (attempts.length > retriesOf(delivery, policy)) return { ...rest, attempts, state: 'failed', updatedAt }
   const wait = retryDelay(policy, attempts.length)
   return { ...rest, attempts, state: 'pending', nextAttemptAt: new Date(now.getTime() + wait).toISOString(), updatedAt }
 }
 
+/** The attempts recorded so far ([] when the stored value is not a list). */
+export function attemptsOf(delivery: Pick<Delivery, 'attempts'>): DeliveryAttempt[] {
+  return Array.isArray(delivery.attempts) ? delivery.attempts : []
+}
+
+/** Retries the delivery allows: its own `maxRetries` (at most MAX_RETRIES), or the policy's when that is not a count. */
+export function retriesOf(delivery: Pick<Delivery, 'maxRetries'>, policy: Pick<CallbackPolicy, 'retries'>): number {
+  const stored = delivery.maxRetries
+  if (!Number.isInteger(stored)) return policy.retries
+  return Math.min(Math.max(stored, 0), MAX_RETRIES)
+}
+
+/** `now` as an ISO time, moved forward to the latest of `earlier` (ISO times; anything unreadable is ignored). */
+function notBefore(now: Date, ...earlier: unknown[]): string {
+  let ms = now.getTime()
+  for (const time of earlier) {
+    const t = typeof time === 'string' ? Date.parse(time) : Number.NaN
+    if (t > ms) ms = t
+  }
+  return new Date(ms).toISOString()
+}
+
 /** The payment status a delivery reports, read from its body. */
 export function reportedStatus(delivery: Pick<Delivery, 'body'>): string | undefined {
-  const status = delivery.body.status
+  const body: unknown = delivery.body
+  if (typeof body !== 'object' || body === null) return undefined
+  const status = (body as Record<string, unknown>).status
   return typeof status === 'string' ? status : undefined
 }

@@ -1,10 +1,11 @@
 import { newDeliveryId } from '../domain/ids.js'
 import { SandboxError } from '../domain/outcomes.js'
-import type { Delivery, Payment } from '../domain/types.js'
+import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
 import type { PaymentListener } from '../service/sandbox.js'
 import type { Store } from '../store/store.js'
 import {
   attemptHeaders,
+  attemptsOf,
   bodyText,
   CALLBACK_EVENT,
   isNotified,
@@ -12,49 +13,73 @@ import {
   notificationOf,
   replayDelivery,
   reportedStatus,
+  retriesOf,
   withAttempt,
 } from './delivery.js'
-import { type CallbackPolicy, formatDuration, resolvePolicy } from './schedule.js'
-import { sendCallback } from './send.js'
+import { type CallbackPolicy, formatDuration, longestWait, resolvePolicy, retryDelay } from './schedule.js'
+import { type SendResult, sendCallback } from './send.js'
 
 export interface DispatcherOptions {
   store: Store
   policy?: Partial<CallbackPolicy>
   /** One line per attempt; omit for silence. */
   log?: (line: string) => void
+  /** Trouble worth seeing even without the request log: a delivery or attempt that could not be recorded. */
+  warn?: (line: string) => void
   now?: () => Date
 }
 
-/** One payment's deliveries, sent one at a time in the order they were made. */
-interface Lane {
-  ids: string[]
+/**
+ * A delivery still to be attempted. Its schedule lives here, in memory, so that it holds when an attempt cannot
+ * be recorded (the store then keeps showing the last durable version of the delivery).
+ */
+interface Job {
+  id: string
+  /** performance.now() when the next attempt is due: monotonic, unmoved by changes to the wall clock. */
+  dueAt: number
+  /** Order of creation: among jobs due at the same moment, the older goes first. */
+  seq: number
+  /** Attempts made whose record failed; they are written with the next record that succeeds. */
+  unrecorded: DeliveryAttempt[]
   timer?: NodeJS.Timeout
-  busy: boolean
 }
 
 /**
- * Sends callbacks. Told of each status change, it records a pending delivery (durably, before the API
- * replies) and sends it in the background: a payment's deliveries go out in order, each retried on network
- * errors, timeouts and non-2xx per the policy. Pending deliveries are picked up again by `resume()` at start.
+ * Sends callbacks. Told of each status change, it records a pending delivery (durably, before the API replies)
+ * and sends it in the background, retried on network errors, timeouts and non-2xx per the policy. Each delivery
+ * goes on its own: a payment's later notification never waits for an earlier one's retries. At most
+ * `policy.concurrency` attempts are out at once; due deliveries wait for a free slot, earliest due first.
+ * Pending deliveries are picked up again by `resume()` at start.
  */
 export class CallbackDispatcher implements PaymentListener {
   readonly policy: CallbackPolicy
   private readonly store: Store
   private readonly log: (line: string) => void
+  private readonly warn: (line: string) => void
   private readonly now: () => Date
-  private readonly lanes = new Map<string, Lane>()
+  /** Every delivery waiting for its next attempt, waiting for a slot, being sent or being recorded. */
+  private readonly jobs = new Map<string, Job>()
+  /** Due jobs waiting for a slot, earliest due first. */
+  private readonly ready: Job[] = []
+  private sending = 0
+  private seq = 0
+  private drainSoon = false
   private readonly inflight = new Map<AbortController, Promise<unknown>>()
   private stopped = false
 
   constructor(options: DispatcherOptions) {
     this.store = options.store
     this.policy = resolvePolicy(options.policy)
-    this.log = options.log ?? (() => {})
+    this.log = safely(options.log)
+    this.warn = safely(options.warn)
     this.now = options.now ?? (() => new Date())
   }
 
-  /** PaymentListener: records the delivery, then returns; sending happens later. */
-  async paymentChanged(payment: Payment): Promise<void> {
+  /**
+   * PaymentListener: records the notification in the same journal batch as the status change (both are
+   * durable, or neither is), then sends it in the background.
+   */
+  async recordWith(payment: Payment): Promise<void> {
     if (!isNotified(payment)) return
     const body = notificationOf(payment)
     const delivery = newDelivery({
@@ -66,23 +91,22 @@ export class CallbackDispatcher implements PaymentListener {
       maxRetries: this.policy.retries,
       now: this.now().toISOString(),
     })
-    try {
-      await this.store.putDelivery(delivery)
-    } catch (error) {
-      this.log(`${clock()} CALLBACK ${delivery.id} trackId=${payment.trackId} not recorded: ${(error as Error).message}`)
-      return
-    }
-    if (!this.stopped) this.enqueue(payment.trackId, delivery.id)
+    await this.store.putDelivery(delivery)
+    if (!this.stopped) this.schedule(this.track(delivery.id), 0)
   }
 
-  /** Queues every pending delivery in the store, each payment's in creation order. */
+  /**
+   * Schedules every pending delivery in the store. A stored due time is wall-clock time and may be anywhere (the
+   * clock was changed, the file edited): none is put off longer than the policy's longest wait.
+   */
   resume(): number {
+    const now = this.now().getTime()
+    const longest = longestWait(this.policy)
     let count = 0
     for (const d of this.store.listDeliveries()) {
-      if (d.state !== 'pending') continue
-      const key = laneKey(d)
-      if (this.lanes.get(key)?.ids.includes(d.id)) continue
-      this.enqueue(key, d.id)
+      if (d.state !== 'pending' || this.jobs.has(d.id)) continue
+      const wait = typeof d.nextAttemptAt === 'string' ? Date.parse(d.nextAttemptAt) - now : 0
+      this.schedule(this.track(d.id), Number.isFinite(wait) ? Math.min(Math.max(wait, 0), longest) : 0)
       count++
     }
     return count
@@ -91,6 +115,7 @@ export class CallbackDispatcher implements PaymentListener {
   /**
    * Sends a recorded delivery's body again, once, to its URL or `to`, as a new delivery with `replayOf`.
    * `ref` is a delivery id, or a trackId meaning that payment's latest delivery. Resolves after the attempt.
+   * A replay does not wait for a slot: the request that asked for it is waiting, and holds the one socket it adds.
    */
   async replay(ref: string, to?: string): Promise<Delivery> {
     const original = this.findForReplay(ref)
@@ -98,22 +123,28 @@ export class CallbackDispatcher implements PaymentListener {
     const delivery = replayDelivery(original, { id: this.newId(), ...(to !== undefined ? { url: to } : {}), now: this.now().toISOString() })
     await this.store.putDelivery(delivery)
     if (this.stopped) return delivery
-    await this.attempt(delivery)
-    return this.store.getDelivery(delivery.id) ?? delivery
+    const sent = await this.send(delivery)
+    if (!sent) return delivery
+    const next = this.settle(delivery, sent)
+    // A failed record answers the request with the store's error; the replay stays pending and goes out again
+    // after a restart.
+    await this.store.putDelivery(next)
+    return next
   }
 
   /** Cancels waiting retries and aborts attempts in flight; their deliveries stay pending for the next start. */
   async stop(): Promise<void> {
     this.stopped = true
-    for (const lane of this.lanes.values()) clearTimeout(lane.timer)
-    this.lanes.clear()
+    for (const job of this.jobs.values()) clearTimeout(job.timer)
+    this.jobs.clear()
+    this.ready.length = 0
     for (const controller of this.inflight.keys()) controller.abort()
     await Promise.allSettled([...this.inflight.values()])
   }
 
   private newId(): string {
     let id = newDeliveryId()
-    while (this.store.getDelivery(id)) id = newDeliveryId()
+    while (this.store.latest.getDelivery(id)) id = newDeliveryId()
     return id
   }
 
@@ -129,81 +160,143 @@ export class CallbackDispatcher implements PaymentListener {
     throw new SandboxError('notFound', `no delivery or payment with id ${ref}`)
   }
 
-  private enqueue(key: string, id: string): void {
-    let lane = this.lanes.get(key)
-    if (!lane) {
-      lane = { ids: [], busy: false }
-      this.lanes.set(key, lane)
-    }
-    lane.ids.push(id)
-    // setImmediate: the API reply that caused this goes out first.
-    if (lane.ids.length === 1 && !lane.busy) setImmediate(() => void this.pump(key))
+  private track(id: string): Job {
+    const job: Job = { id, dueAt: 0, seq: this.seq++, unrecorded: [] }
+    this.jobs.set(id, job)
+    return job
   }
 
-  /** Works through a lane: sends its first delivery when due, and moves on once it is settled. */
-  private async pump(key: string): Promise<void> {
-    const lane = this.lanes.get(key)
-    if (!lane || lane.busy || this.stopped) return
-    lane.busy = true
-    clearTimeout(lane.timer)
-    lane.timer = undefined
-    try {
-      while (lane.ids.length > 0 && !this.stopped) {
-        const delivery = this.store.getDelivery(lane.ids[0]!)
-        if (!delivery || delivery.state !== 'pending') {
-          lane.ids.shift()
-          continue
-        }
-        const due = delivery.nextAttemptAt ? Date.parse(delivery.nextAttemptAt) - this.now().getTime() : 0
-        if (due > 0) {
-          lane.timer = setTimeout(() => void this.pump(key), due)
-          lane.timer.unref()
-          return
-        }
-        await this.attempt(delivery)
+  private forget(job: Job): void {
+    clearTimeout(job.timer)
+    this.jobs.delete(job.id)
+  }
+
+  /** Makes the job due `wait` ms from now, on the monotonic clock of timers. */
+  private schedule(job: Job, wait: number): void {
+    job.dueAt = performance.now() + wait
+    if (wait <= 0) {
+      this.line(job)
+      // setImmediate: the API reply that caused this goes out first.
+      if (!this.drainSoon) {
+        this.drainSoon = true
+        setImmediate(() => {
+          this.drainSoon = false
+          this.drain()
+        })
       }
-    } finally {
-      lane.busy = false
-      if (lane.ids.length === 0 && this.lanes.get(key) === lane) this.lanes.delete(key)
+      return
+    }
+    job.timer = setTimeout(() => {
+      job.timer = undefined
+      this.line(job)
+      this.drain()
+    }, wait)
+    job.timer.unref()
+  }
+
+  /** Puts a due job in line, by due time and then by age. */
+  private line(job: Job): void {
+    let low = 0
+    let high = this.ready.length
+    while (low < high) {
+      const mid = (low + high) >>> 1
+      const other = this.ready[mid]!
+      if (other.dueAt < job.dueAt || (other.dueAt === job.dueAt && other.seq < job.seq)) low = mid + 1
+      else high = mid
+    }
+    this.ready.splice(low, 0, job)
+  }
+
+  /** Starts due jobs while slots are free. */
+  private drain(): void {
+    while (!this.stopped && this.sending < this.policy.concurrency) {
+      const job = this.ready.shift()
+      if (!job) return
+      this.sending++
+      void this.run(job)
     }
   }
 
-  /** One attempt: send, record, log. An aborted attempt records nothing. */
-  private async attempt(delivery: Delivery): Promise<void> {
-    const number = delivery.attempts.length + 1
+  /** One attempt of a job, its record, and its next turn. Never rejects: stored data can hold anything. */
+  private async run(job: Job): Promise<void> {
+    let slot = true
+    const release = () => {
+      if (!slot) return
+      slot = false
+      this.sending--
+      this.drain()
+    }
+    try {
+      const stored = this.store.getDelivery(job.id)
+      if (!stored || stored.state !== 'pending') return this.forget(job)
+      const recorded = attemptsOf(stored).length
+      const current = job.unrecorded.length > 0 ? { ...stored, attempts: [...attemptsOf(stored), ...job.unrecorded] } : stored
+      const sent = await this.send(current)
+      // The slot bounds sockets; the record that follows needs none.
+      release()
+      // Aborted: the sandbox is stopping, and the delivery stays pending for the next start.
+      if (!sent) return
+      // Gone or settled while the attempt was out: the sandbox was reset or its state replaced (perhaps not yet
+      // durably: a pending reset counts, so the delivery is not written back).
+      const latest = this.store.latest.getDelivery(job.id)
+      if (!latest || latest.state !== 'pending') return this.forget(job)
+      const next = this.settle(current, sent)
+      if (await this.record(next)) job.unrecorded = []
+      else job.unrecorded = attemptsOf(next).slice(recorded)
+      if (this.stopped) return
+      // Done in memory even if not on disk: an unrecorded delivery stays pending there and resumes at next start.
+      if (next.state !== 'pending') return this.forget(job)
+      this.schedule(job, retryDelay(this.policy, attemptsOf(next).length))
+    } catch (error) {
+      this.forget(job)
+      this.warn(`${clock()} CALLBACK ${shown(job.id)} dropped until the next start: ${messageOf(error)}`)
+    } finally {
+      release()
+    }
+  }
+
+  /** Sends the next attempt of `delivery`; undefined when aborted because the sandbox is stopping. */
+  private async send(delivery: Delivery): Promise<{ result: SendResult; startedAt: Date } | undefined> {
     const controller = new AbortController()
     const startedAt = this.now()
     const sending = sendCallback({
       url: delivery.url,
       body: bodyText(delivery),
-      headers: attemptHeaders(delivery, number),
+      headers: attemptHeaders(delivery, attemptsOf(delivery).length + 1),
       timeoutMs: this.policy.timeoutMs,
       signal: controller.signal,
     })
     this.inflight.set(controller, sending)
-    let result
     try {
-      result = await sending
+      const result = await sending
+      return result.aborted ? undefined : { result, startedAt }
     } finally {
       this.inflight.delete(controller)
     }
-    if (result.aborted) return
-    const current = this.store.getDelivery(delivery.id)
-    // Gone: the sandbox was reset or its state replaced while this attempt was out.
-    if (!current) return
-    const next = withAttempt(current, result, startedAt, this.policy, this.now())
-    this.log(attemptLine(next, result.status, result.error, result.durationMs))
+  }
+
+  /** The delivery with the attempt added, logged. */
+  private settle(delivery: Delivery, sent: { result: SendResult; startedAt: Date }): Delivery {
+    const next = withAttempt(delivery, sent.result, sent.startedAt, this.policy, this.now())
+    this.log(attemptLine(next, sent.result, retriesOf(next, this.policy), retryDelay(this.policy, attemptsOf(next).length)))
+    return next
+  }
+
+  /** Writes the delivery; false (and a warning) when it cannot be recorded. */
+  private async record(next: Delivery): Promise<boolean> {
     try {
       await this.store.putDelivery(next)
+      return true
     } catch (error) {
-      this.log(`${clock()} CALLBACK ${delivery.id} attempt ${number} not recorded: ${(error as Error).message}`)
+      const number = attemptsOf(next).length
+      const then =
+        next.state === 'pending'
+          ? `the next attempt follows the schedule (in ${formatDuration(retryDelay(this.policy, number))})`
+          : `no further attempt until the next start, where it resumes as pending`
+      this.warn(`${clock()} CALLBACK ${shown(next.id)} attempt ${number} not recorded: ${messageOf(error)}; ${then}`)
+      return false
     }
   }
-}
-
-function laneKey(d: Delivery): string {
-  // A replay is a one-off sent at once; it does not wait behind the payment's own deliveries.
-  return d.replayOf !== undefined ? `replay:${d.id}` : d.trackId
 }
 
 function checkUrl(to: string): void {
@@ -223,21 +316,39 @@ function clock(): string {
 }
 
 /** `12:00:01.234 CALLBACK POST <url> 200 trackId=… status=paid delivery=dlv_… attempt=1/4 3.2ms delivered` */
-function attemptLine(d: Delivery, status: number | undefined, error: string | undefined, durationMs: number): string {
-  const last = d.attempts.at(-1)
-  const parts = [clock(), 'CALLBACK', 'POST', d.url, status !== undefined ? String(status) : '---']
-  parts.push(`trackId=${d.trackId}`)
+function attemptLine(d: Delivery, result: SendResult, retries: number, wait: number): string {
+  const last = attemptsOf(d).at(-1)
+  const parts = [clock(), 'CALLBACK', 'POST', shown(d.url), result.status !== undefined ? String(result.status) : '---']
+  parts.push(`trackId=${shown(d.trackId)}`)
   const reported = reportedStatus(d)
-  if (reported) parts.push(`status=${reported}`)
-  parts.push(`delivery=${d.id}`)
-  if (d.replayOf) parts.push(`replayOf=${d.replayOf}`)
-  parts.push(`attempt=${last?.attempt ?? '?'}/${d.maxRetries + 1}`)
-  parts.push(`${durationMs.toFixed(1)}ms`)
+  if (reported) parts.push(`status=${shown(reported)}`)
+  parts.push(`delivery=${shown(d.id)}`)
+  if (d.replayOf) parts.push(`replayOf=${shown(d.replayOf)}`)
+  parts.push(`attempt=${last?.attempt ?? '?'}/${retries + 1}`)
+  parts.push(`${result.durationMs.toFixed(1)}ms`)
+  const error = result.error ?? 'not delivered'
   if (d.state === 'delivered') parts.push('delivered')
-  else if (d.state === 'failed') parts.push(`failed: ${error ?? 'not delivered'}; no retries left`)
-  else {
-    const wait = d.nextAttemptAt ? Math.max(0, Date.parse(d.nextAttemptAt) - Date.now()) : 0
-    parts.push(`${error ?? 'not delivered'}; retry in ${formatDuration(wait)}`)
-  }
+  else if (d.state === 'failed') parts.push(`failed: ${error}; no retries left`)
+  else parts.push(`${error}; retry in ${formatDuration(wait)}`)
   return parts.join(' ')
+}
+
+/** Stored text as it can go on a console line: quoted when it holds control characters or is not text. */
+function shown(value: unknown): string {
+  return typeof value === 'string' && !/[\u0000-\u001f\u007f]/.test(value) ? value : JSON.stringify(value) ?? String(value)
+}
+
+/** A console sink that cannot throw into the dispatcher: a line that cannot be written is dropped. */
+function safely(sink: ((line: string) => void) | undefined): (line: string) => void {
+  return (line) => {
+    try {
+      sink?.(line)
+    } catch {
+      // Deliveries go on without the console.
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }

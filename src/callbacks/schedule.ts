@@ -1,4 +1,4 @@
-/** How callbacks are retried: per-attempt timeout and the waits between attempts. Pure. */
+/** How callbacks are sent: per-attempt timeout, the waits between attempts, how many go out at once. Pure. */
 
 export interface CallbackPolicy {
   /** Retries after the first attempt; 0 means one attempt only. */
@@ -7,28 +7,36 @@ export interface CallbackPolicy {
   timeoutMs: number
   /** Wait before retry n is scheduleMs[n-1]; the last value repeats when there are more retries than entries. */
   scheduleMs: number[]
+  /** Attempts out at once, across all receivers; the rest wait their turn in order of due time. */
+  concurrency: number
 }
 
 export const DEFAULT_CALLBACK_POLICY: Readonly<CallbackPolicy> = Object.freeze({
   retries: 3,
   timeoutMs: 5_000,
   scheduleMs: [1_000, 5_000, 30_000],
+  concurrency: 64,
 })
 
 export const MAX_RETRIES = 100
 export const MAX_TIMEOUT_MS = 60_000
 export const MAX_WAIT_MS = 24 * 60 * 60 * 1000
+export const MAX_CONCURRENCY = 1024
 
 /** Fills in defaults and checks ranges; throws a RangeError naming the bad setting. */
 export function resolvePolicy(input: Partial<CallbackPolicy> = {}): CallbackPolicy {
   const scheduleMs = input.scheduleMs ?? [...DEFAULT_CALLBACK_POLICY.scheduleMs]
   const retries = input.retries ?? (input.scheduleMs ? input.scheduleMs.length : DEFAULT_CALLBACK_POLICY.retries)
   const timeoutMs = input.timeoutMs ?? DEFAULT_CALLBACK_POLICY.timeoutMs
+  const concurrency = input.concurrency ?? DEFAULT_CALLBACK_POLICY.concurrency
   if (!Number.isInteger(retries) || retries < 0 || retries > MAX_RETRIES) {
     throw new RangeError(`callback retries must be a whole number from 0 to ${MAX_RETRIES} (got ${retries})`)
   }
   if (!Number.isFinite(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
     throw new RangeError(`callback timeout must be from 1 ms to ${MAX_TIMEOUT_MS / 1000} s (got ${timeoutMs} ms)`)
+  }
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+    throw new RangeError(`callback concurrency must be a whole number from 1 to ${MAX_CONCURRENCY} (got ${concurrency})`)
   }
   if (scheduleMs.length === 0 && retries > 0) {
     throw new RangeError('callback schedule needs at least one wait when retries are allowed')
@@ -38,14 +46,19 @@ export function resolvePolicy(input: Partial<CallbackPolicy> = {}): CallbackPoli
       throw new RangeError(`callback schedule waits must be from 0 to 24 h (got ${wait} ms)`)
     }
   }
-  return { retries, timeoutMs: Math.round(timeoutMs), scheduleMs: scheduleMs.map(Math.round) }
+  return { retries, timeoutMs: Math.round(timeoutMs), scheduleMs: scheduleMs.map(Math.round), concurrency }
 }
 
 /** Wait before the attempt after `attemptsMade` attempts (attemptsMade ≥ 1). */
-export function retryDelay(policy: CallbackPolicy, attemptsMade: number): number {
+export function retryDelay(policy: Pick<CallbackPolicy, 'scheduleMs'>, attemptsMade: number): number {
   const schedule = policy.scheduleMs
   if (schedule.length === 0) return 0
   return schedule[Math.min(attemptsMade, schedule.length) - 1] ?? 0
+}
+
+/** The longest wait of the schedule: no retry is ever due later than this after it is scheduled. */
+export function longestWait(policy: CallbackPolicy): number {
+  return policy.scheduleMs.reduce((a, b) => Math.max(a, b), 0)
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 }
@@ -84,9 +97,10 @@ export function formatDuration(ms: number): string {
  * The policy from `pay sandbox start` flags (text as typed); throws a RangeError naming the flag.
  * Retries default to the schedule's length when only a schedule is given.
  */
-export function policyFromFlags(flags: { retries?: number; timeout?: string; schedule?: string }): CallbackPolicy {
+export function policyFromFlags(flags: { retries?: number; timeout?: string; schedule?: string; concurrency?: number }): CallbackPolicy {
   const input: Partial<CallbackPolicy> = {}
   if (flags.retries !== undefined) input.retries = flags.retries
+  if (flags.concurrency !== undefined) input.concurrency = flags.concurrency
   if (flags.timeout !== undefined) {
     const ms = parseDuration(flags.timeout)
     if (ms === undefined || ms < 1 || ms > MAX_TIMEOUT_MS) {
@@ -104,10 +118,10 @@ export function policyFromFlags(flags: { retries?: number; timeout?: string; sch
   return resolvePolicy(input)
 }
 
-/** `3 retries after 1s, 5s, 30s; 5s timeout per attempt` */
+/** `3 retries after 1s, 5s, 30s; 5s timeout per attempt; at most 64 at once` */
 export function describePolicy(policy: CallbackPolicy): string {
   const waits = policy.retries === 0 ? 'no retries' : `${policy.retries} ${policy.retries === 1 ? 'retry' : 'retries'} after ${retryWaits(policy).join(', ')}`
-  return `${waits}; ${formatDuration(policy.timeoutMs)} timeout per attempt`
+  return `${waits}; ${formatDuration(policy.timeoutMs)} timeout per attempt; at most ${policy.concurrency} at once`
 }
 
 function retryWaits(policy: CallbackPolicy): string[] {

@@ -1,8 +1,10 @@
-import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { type ClientRequest, type Agent as HttpAgent, request as httpRequest, type IncomingMessage, validateHeaderName } from 'node:http'
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https'
 
 /** Bytes of the receiver's response body kept on the attempt; the rest is not read. */
 export const EXCERPT_BYTES = 2048
+
+const CLOSE_GRACE_MS = 1000
 
 export interface SendRequest {
   url: string
@@ -32,25 +34,31 @@ export interface SendResult {
 }
 
 /**
- * POSTs one callback and reports what happened; never throws. A 2xx is success; redirects are not followed.
- * The response body is read up to EXCERPT_BYTES and then dropped, so a huge or endless body costs nothing.
+ * POSTs one callback and reports what happened, once its connection is closed; never throws, whatever the request
+ * holds (stored deliveries can hold anything). A 2xx is success; redirects are not followed. The response body is read up to EXCERPT_BYTES and
+ * then dropped, so a huge or endless body costs nothing.
  */
 export function sendCallback(req: SendRequest): Promise<SendResult> {
   const started = performance.now()
   const elapsed = () => Math.round((performance.now() - started) * 10) / 10
+  const refused = (error: string): Promise<SendResult> => Promise.resolve({ ok: false, durationMs: 0, error })
   let target: URL
   try {
     target = new URL(req.url)
   } catch {
-    return Promise.resolve({ ok: false, durationMs: 0, error: `invalid URL ${JSON.stringify(req.url)}` })
+    return refused(`invalid URL ${JSON.stringify(req.url)}`)
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    return Promise.resolve({ ok: false, durationMs: 0, error: `unsupported URL scheme ${target.protocol} (http or https only)` })
+    return refused(`unsupported URL scheme ${target.protocol} (http or https only)`)
   }
+  if (typeof req.body !== 'string') return refused('invalid body (not text)')
+  const problem = headerProblem(req.headers)
+  if (problem !== undefined) return refused(problem)
   if (req.signal?.aborted) return Promise.resolve({ ok: false, aborted: true, durationMs: 0, error: 'aborted' })
 
   return new Promise<SendResult>((resolve) => {
     let settled = false
+    let outgoing: ClientRequest | undefined
     let response: IncomingMessage | undefined
     const chunks: Buffer[] = []
     let kept = 0
@@ -69,8 +77,20 @@ export function sendCallback(req: SendRequest): Promise<SendResult> {
       if (result.truncated) out.truncated = true
       if (result.error !== undefined) out.error = result.error
       if (result.aborted) out.aborted = true
-      resolve(out)
-      outgoing.destroy()
+      // Settles once the socket is closed, so that callers bounding attempts in flight bound open sockets.
+      const socket = outgoing?.socket
+      if (socket && !socket.closed) {
+        // A safety net only: a destroyed socket always emits close.
+        const late = setTimeout(() => resolve(out), CLOSE_GRACE_MS)
+        late.unref()
+        socket.once('close', () => {
+          clearTimeout(late)
+          resolve(out)
+        })
+      } else {
+        resolve(out)
+      }
+      outgoing?.destroy()
       response?.destroy()
     }
     const verdict = (status: number): { ok: boolean; error?: string } =>
@@ -91,10 +111,8 @@ export function sendCallback(req: SendRequest): Promise<SendResult> {
 
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest
     const headers = { ...req.headers, 'Content-Length': String(Buffer.byteLength(req.body)) }
-    const outgoing = send(
-      target,
-      { method: 'POST', headers, agent: req.agent ?? false },
-      (res) => {
+    try {
+      outgoing = send(target, { method: 'POST', headers, agent: req.agent ?? false }, (res) => {
         response = res
         const status = res.statusCode ?? 0
         res.on('data', (chunk: Buffer) => {
@@ -113,11 +131,38 @@ export function sendCallback(req: SendRequest): Promise<SendResult> {
         res.on('end', () => finish({ status, responseExcerpt: excerpt(), truncated, ...verdict(status) }))
         res.on('error', () => finish({ status, responseExcerpt: excerpt(), truncated: true, ...verdict(status) }))
         res.on('close', () => finish({ status, responseExcerpt: excerpt(), truncated, ...verdict(status) }))
-      },
-    )
+      })
+    } catch (error) {
+      // Whatever the checks above did not foresee: a failed attempt, not a throw.
+      finish({ error: `cannot send: ${(error as Error).message}` })
+      return
+    }
     outgoing.on('error', (error: NodeJS.ErrnoException) => finish({ error: describeNetworkError(error, target) }))
     outgoing.end(req.body)
   })
+}
+
+/** Set by the request itself; a delivery that stores them would corrupt the framing of the body. */
+const FRAMING_HEADERS = new Set(['content-length', 'transfer-encoding'])
+
+/**
+ * Why Node would refuse to send these headers (it throws rather than reporting), or undefined when they are
+ * fine: names must be HTTP tokens, values text of tab, printable ASCII and Latin-1 (no line breaks).
+ */
+export function headerProblem(headers: unknown): string | undefined {
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return 'invalid headers (not an object of names and values)'
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      validateHeaderName(name)
+    } catch {
+      return `invalid header name ${JSON.stringify(name)}`
+    }
+    if (FRAMING_HEADERS.has(name.toLowerCase())) return `header ${name} is not allowed on a callback (the sandbox sets it)`
+    if (typeof value !== 'string') return `invalid header value in ${name} (not text)`
+    const bad = /[^\t\x20-\x7e\x80-\xff]/.exec(value)
+    if (bad) return `invalid header value in ${name} (U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is not allowed in a header)`
+  }
+  return undefined
 }
 
 function describeNetworkError(error: NodeJS.ErrnoException, target: URL): string {

@@ -25,11 +25,16 @@ export interface StartOptions {
   /** Request log lines; omit for silence. */
   log?: (line: string) => void
   logError?: (error: unknown) => void
+  /** Trouble worth seeing even without request lines (a callback attempt that could not be recorded). */
+  warn?: (line: string) => void
   now?: () => Date
   compactAfter?: number
   /** The store's file system; tests wrap the real one to inject faults. */
   storeFs?: StoreFs
-  /** Callback retries (default 3), timeout per attempt (default 5000 ms) and waits (default 1 s, 5 s, 30 s). */
+  /**
+   * Callback retries (default 3), timeout per attempt (default 5000 ms), waits (default 1 s, 5 s, 30 s) and
+   * attempts out at once (default 64).
+   */
   callbacks?: Partial<CallbackPolicy>
   /**
    * Runs after `POST /_sandbox/shutdown` is answered. The CLI passes its signal path (stop, then exit);
@@ -71,7 +76,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
   })
   const service = new SandboxService(store, now)
-  const callbacks = new CallbackDispatcher({ store, policy, now, ...(options.log ? { log: options.log } : {}) })
+  const callbacks = new CallbackDispatcher({
+    store,
+    policy,
+    now,
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.warn ? { warn: options.warn } : {}),
+  })
   service.onPaymentChanged(callbacks)
   let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
   const app = await buildApp({

@@ -10,9 +10,16 @@ import type { SpecFailure } from '../domain/outcomes.js'
 
 export type CreateBody = { result: 100; trackId: string; message: typeof SpecMessage.success } | SpecFailure
 
-/** Told of every status change once it is durable; the callback dispatcher is one. */
+/** Told of every status change of a payment. */
 export interface PaymentListener {
-  paymentChanged(payment: Payment): void | Promise<void>
+  /**
+   * Called in the same event-loop turn as the payment's own write, so what it writes joins the same journal
+   * batch: durable together with the change, or failed with it (the callback dispatcher records the
+   * notification here). Resolves once durable.
+   */
+  recordWith?(payment: Payment): Promise<void>
+  /** Called once the change is durable (the checkout page's event stream). */
+  paymentChanged?(payment: Payment): void
 }
 
 export interface SimulateRequest {
@@ -101,8 +108,10 @@ export class SandboxService {
     })
     // A reset or import written meanwhile removed the payment: it is not written back.
     if (!this.store.latest.getPayment(trackId)) throw new SandboxError('notFound', `no payment with trackId ${trackId}`)
-    await this.store.putPayment(next)
-    for (const listener of this.listeners) await listener.paymentChanged(next)
+    const saving = [this.store.putPayment(next)]
+    for (const listener of this.listeners) if (listener.recordWith) saving.push(listener.recordWith(next))
+    await Promise.all(saving)
+    for (const listener of this.listeners) listener.paymentChanged?.(next)
     return next
   }
 

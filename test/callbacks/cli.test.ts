@@ -165,3 +165,21 @@ test('pay sandbox start --callback-retries 0 --callback-timeout 300ms: one timed
   await eventually(() => (sb.output().includes('failed: timed out after 300 ms; no retries left') ? true : undefined))
   expect(sb.output()).toMatch(new RegExp(`CALLBACK POST ${rx.url} --- trackId=${created.trackId} status=paid .* attempt=1/1`))
 })
+
+test('pay sandbox start --callback-concurrency 1: one attempt out at a time; 0 is refused', async () => {
+  const bad = await pay(['sandbox', 'start', '--port', '0', '--callback-concurrency', '0'])
+  expect(bad.code).toBe(2)
+  expect(bad.stderr).toMatch(/--callback-concurrency/)
+
+  const rx = await receiver(() => 'hang')
+  const dir = await tempDir()
+  const sb = await spawnSandbox(['--data', join(dir, 'data.json'), '--callback-concurrency', '1', '--callback-retries', '0', '--callback-timeout', '200ms'])
+  const client = new SandboxClient(sb.url)
+  for (let i = 0; i < 3; i++) {
+    const created = await client.createPayment({ merchant: 'sandbox', amount: 3, callbackUrl: rx.url })
+    if (created.result !== 100) throw new Error('create failed')
+    await client.simulate(created.trackId, { outcome: 'paid' })
+  }
+  await rx.waitFor(3)
+  expect(rx.connections.max).toBe(1)
+})

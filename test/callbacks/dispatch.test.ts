@@ -69,26 +69,118 @@ describe('callback on a status change', () => {
     expect(got!.json).not.toHaveProperty('paidAmount')
   })
 
-  test("one payment's callbacks arrive in order: paid waits until unfinalized is delivered", async () => {
-    // The first two tries of unfinalized fail, so paid (changed right after) must wait for the third.
-    const rx = await receiver((n) => (n <= 2 ? { status: 500, body: 'boom' } : { status: 204 }))
-    const sb = await sandbox({ callbacks: fast })
+  test("a payment's later notification is not held up by an earlier one's retries", async () => {
+    // unfinalized fails twice before it is delivered; paid (changed right after) goes out at once regardless.
+    let unfinalized = 0
+    const rx = await receiver((_n, r) => (r.json.status === 'unfinalized' && ++unfinalized <= 2 ? { status: 500, body: 'boom' } : { status: 204 }))
+    const sb = await sandbox({ callbacks: { scheduleMs: [300, 300] } })
     const trackId = await payment(sb, rx.url)
     await sb.client.simulate(trackId, { outcome: 'unfinalized' })
     await sb.client.simulate(trackId, { outcome: 'paid' })
     const got = await rx.waitFor(4)
-    expect(got.map((r) => [r.json.status, r.headers['x-pay-sandbox-attempt']])).toEqual([
-      ['unfinalized', '1'],
-      ['unfinalized', '2'],
-      ['unfinalized', '3'],
-      ['paid', '1'],
-    ])
+    const attemptsOf = (status: string) => got.filter((r) => r.json.status === status).map((r) => r.headers['x-pay-sandbox-attempt'])
+    expect(attemptsOf('unfinalized')).toEqual(['1', '2', '3'])
+    expect(attemptsOf('paid')).toEqual(['1'])
+    const paid = got.find((r) => r.json.status === 'paid')!
+    const retried = got.filter((r) => r.json.status === 'unfinalized')[1]!
+    expect(paid.at).toBeLessThan(retried.at)
     const deliveries = await eventually(async () => {
       const list = await sb.client.listDeliveries({ trackId })
       return list.every((d) => d.state === 'delivered') && list.length === 2 ? list : undefined
     })
     expect(deliveries.map((d) => d.attempts.map((a) => a.status))).toEqual([[500, 500, 204], [204]])
     expect(deliveries[0]!.attempts[0]).toMatchObject({ error: 'HTTP 500', responseExcerpt: 'boom' })
+  })
+
+  test('paid arrives within moments while unfinalized keeps failing', async () => {
+    const rx = await receiver((_n, r) => (r.json.status === 'unfinalized' ? { status: 500 } : { status: 200 }))
+    const sb = await sandbox({ callbacks: { retries: 5, scheduleMs: [2000] } })
+    const trackId = await payment(sb, rx.url)
+    await sb.client.simulate(trackId, { outcome: 'unfinalized' })
+    await rx.waitFor(1)
+    const changed = performance.now()
+    await sb.client.simulate(trackId, { outcome: 'paid' })
+    const [, paid] = await rx.waitFor(2, 1500)
+    expect(paid!.json.status).toBe('paid')
+    expect(paid!.at - changed).toBeLessThan(1000)
+    const [first] = await sb.client.listDeliveries({ trackId })
+    expect(first).toMatchObject({ state: 'pending', body: { status: 'unfinalized' } })
+  })
+})
+
+describe('many receivers at once', () => {
+  test('at most 64 attempts are out at once by default; the rest go out as slots free up', async () => {
+    const rx = await receiver(() => 'hang')
+    const sb = await sandbox({ callbacks: { retries: 0, timeoutMs: 300 } })
+    const count = 200
+    for (let i = 0; i < count; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const trackId = await payment(sb, rx.url)
+          await sb.client.simulate(trackId, { outcome: 'paid' })
+        }),
+      )
+    }
+    await rx.waitFor(count, 15_000)
+    expect(rx.connections.max).toBeLessThanOrEqual(64)
+    expect(rx.connections.max).toBeGreaterThanOrEqual(32)
+    const failed = await eventually(async () => {
+      const list = await sb.client.listDeliveries({ state: 'failed' })
+      return list.length === count ? list : undefined
+    }, 10_000)
+    for (const d of failed) expect(d.attempts).toEqual([expect.objectContaining({ attempt: 1, error: 'timed out after 300 ms' })])
+  }, 30_000)
+
+  test('callbacks.concurrency sets the bound; waiting deliveries go out in order of due time', async () => {
+    const rx = await receiver(() => 'hang')
+    const sb = await sandbox({ callbacks: { retries: 0, timeoutMs: 200, concurrency: 2 } })
+    const trackIds: string[] = []
+    for (let i = 0; i < 8; i++) {
+      const trackId = await payment(sb, rx.url)
+      await sb.client.simulate(trackId, { outcome: 'paid' })
+      trackIds.push(trackId)
+    }
+    const got = await rx.waitFor(8, 5000)
+    expect(rx.connections.max).toBe(2)
+    expect(got.map((r) => r.json.trackId)).toEqual(trackIds)
+  })
+})
+
+describe('clocks', () => {
+  test('a wall clock set back an hour does not delay a retry, and stored times do not go backwards', async () => {
+    let offset = 0
+    const rx = await receiver((n) => {
+      // Once the first attempt is answered and recorded, the wall clock jumps back an hour.
+      if (n === 1) setTimeout(() => (offset = -3_600_000), 100)
+      return n === 1 ? { status: 500 } : { status: 200 }
+    })
+    const sb = await sandbox({ callbacks: { retries: 1, scheduleMs: [400] }, now: () => new Date(Date.now() + offset) })
+    const trackId = await payment(sb, rx.url)
+    await sb.client.simulate(trackId, { outcome: 'paid' })
+    const [first, second] = await rx.waitFor(2, 3000)
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(380)
+    const d = await eventually(async () => {
+      const [x] = await sb.client.listDeliveries({ trackId })
+      return x?.state === 'delivered' ? x : undefined
+    })
+    expect(offset).toBe(-3_600_000)
+    expect(Date.parse(d.updatedAt)).toBeGreaterThanOrEqual(Date.parse(d.createdAt))
+  })
+
+  test('a delivery stored as due a day from now is due within the longest wait of the policy after a restart', async () => {
+    const dataFile = join(await tempDir(), 'data.json')
+    const rx = await receiver((n) => (n === 1 ? { status: 500 } : { status: 200 }))
+    const first = await startSandbox({ dataFile, callbacks: { retries: 1, scheduleMs: [86_400_000] } })
+    onTestFinished(() => first.stop())
+    const trackId = await payment(first, rx.url)
+    await first.client.simulate(trackId, { outcome: 'paid' })
+    await eventually(() => (first.server.service.store.listDeliveries()[0]?.attempts.length === 1 ? true : undefined))
+    await first.stop()
+
+    const second = await startSandbox({ dataFile, callbacks: { retries: 1, scheduleMs: [300] } })
+    onTestFinished(() => second.stop())
+    const [, again] = await rx.waitFor(2, 3000)
+    expect(again!.headers['x-pay-sandbox-attempt']).toBe('2')
   })
 })
 

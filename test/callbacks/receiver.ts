@@ -19,6 +19,8 @@ export type Answer = { status?: number; body?: string } | 'hang'
 export interface Receiver {
   url: string
   received: Received[]
+  /** Connections open now, and the most ever open at once (counted on the receiver's side). */
+  connections: { open: number; max: number }
   /** Resolves once `count` requests have arrived; rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>
 }
@@ -28,6 +30,7 @@ export async function receiver(answer: (n: number, req: Received) => Answer = ()
   const received: Received[] = []
   const waiters: Array<{ count: number; resolve: () => void }> = []
   const hanging: ServerResponse[] = []
+  const connections = { open: 0, max: 0 }
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -51,6 +54,18 @@ export async function receiver(answer: (n: number, req: Received) => Answer = ()
       res.end(a.body ?? '')
     })
   })
+  server.on('connection', (socket) => {
+    connections.open++
+    connections.max = Math.max(connections.max, connections.open)
+    // The sender hanging up (end) closes it for counting, even while a hanging answer keeps the socket.
+    let counted = true
+    const gone = () => {
+      if (counted) connections.open--
+      counted = false
+    }
+    socket.once('end', gone)
+    socket.once('close', gone)
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   onTestFinished(
     () =>
@@ -63,6 +78,7 @@ export async function receiver(answer: (n: number, req: Received) => Answer = ()
   return {
     url: `http://127.0.0.1:${port}/callback`,
     received,
+    connections,
     waitFor(count, timeoutMs = 5000) {
       if (received.length >= count) return Promise.resolve(received)
       return new Promise((resolve, reject) => {

@@ -79,3 +79,29 @@ test.each([
   expect(result.ok).toBe(false)
   expect(result.error).toMatch(error)
 })
+
+test.each([
+  ['a line break in a header value', { 'X-Pay-Sandbox-Event': 'a\r\nb' }, /^invalid header value in X-Pay-Sandbox-Event \(U\+000D is not allowed in a header\)$/],
+  ['a character above U+00FF in a header value', { 'X-Pay-Sandbox-Event': 'é✓' }, /^invalid header value in X-Pay-Sandbox-Event \(U\+2713 is not allowed in a header\)$/],
+  ['a space in a header name', { 'Bad Name': 'x' }, /^invalid header name "Bad Name"$/],
+  ['a header value that is not text', { 'X-Count': 3 }, /^invalid header value in X-Count \(not text\)$/],
+  ['headers that are not an object', 'X-Pay: 1', /^invalid headers \(not an object of names and values\)$/],
+  ['a framing header stored with the delivery', { 'transfer-encoding': 'chunked' }, /^header transfer-encoding is not allowed on a callback/],
+])('%s: the attempt fails with a clear error, nothing is sent, nothing throws later', async (_name, headers, error) => {
+  let hits = 0
+  const url = await server((res) => {
+    hits++
+    res.end('ok')
+  })
+  const result = await sendCallback({ url, ...request, timeoutMs: 100, headers: headers as unknown as Record<string, string> })
+  expect(result).toEqual({ ok: false, durationMs: 0, error: expect.stringMatching(error) })
+  // Past the timeout: no timer left behind to throw.
+  await new Promise((r) => setTimeout(r, 200))
+  expect(hits).toBe(0)
+})
+
+test('a body that is not text fails the attempt instead of throwing', async () => {
+  const url = await server((res) => res.end('ok'))
+  const result = await sendCallback({ url, ...request, body: undefined as unknown as string })
+  expect(result).toEqual({ ok: false, durationMs: 0, error: 'invalid body (not text)' })
+})

@@ -112,11 +112,14 @@ test('slow journal writes: while a change is being written, no reader sees it; a
   expect((await moving).status).toBe(503)
   expect((await reader.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(202)
   expect(stream.events).toEqual(['pending'])
+  // The notification is written in the same batch as the change: it failed with it, so none was recorded.
+  expect(await reader.listDeliveries({ trackId })).toEqual([])
   fail = false
   faults.sync = undefined
   const paid: RawResponse = await client.raw({ method: 'POST', path: `/_sandbox/payments/${trackId}/simulate`, body: { outcome: 'paid' } })
   expect(paid.status).toBe(200)
   expect((await reader.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(100)
+  expect((await reader.listDeliveries({ trackId })).map((d) => d.body.status)).toEqual(['paid'])
 
   // A restart after `kill -9`: the data file is opened again while the running store was never closed.
   const { store } = await Store.open({ file: dataFile })
