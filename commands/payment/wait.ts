@@ -24,7 +24,7 @@ export default class PaymentWait extends ClientCommand {
 
   static override flags = {
     status: Flags.string({ description: 'state to wait for', options: ['pending', 'unfinalized', 'paid', 'failed'], required: true }),
-    timeout: Flags.string({ description: 'how long to wait (e.g. 30s, 500ms, 2m)', default: '30s' }),
+    timeout: Flags.string({ description: 'how long to wait, up to 24h (e.g. 30s, 500ms, 2m)', default: '30s' }),
     interval: Flags.string({ description: 'how often to look', default: '200ms' }),
   }
 

@@ -57,7 +57,7 @@ export default class SandboxStart extends PayCommand {
         ...(flags['callback-schedule'] !== undefined ? { schedule: flags['callback-schedule'] } : {}),
       })
     } catch (error) {
-      this.fail((error as Error).message, ExitCode.usage)
+      this.fail((error as Error).message, ExitCode.usage, { code: 'usage' })
     }
     if (flags.detach) {
       const { startDetached } = await import('../../src/cli/detach.js')

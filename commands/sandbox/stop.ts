@@ -26,7 +26,7 @@ export default class SandboxStop extends ClientCommand {
   ]
 
   static override flags = {
-    timeout: Flags.string({ description: 'how long to wait for the sandbox to be gone (e.g. 10s, 500ms, 1m)', default: '10s' }),
+    timeout: Flags.string({ description: 'how long to wait for the sandbox to be gone, up to 24h (e.g. 10s, 500ms, 1m)', default: '10s' }),
   }
 
   async run(): Promise<StopResult> {

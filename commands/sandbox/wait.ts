@@ -15,7 +15,7 @@ export default class SandboxWait extends ClientCommand {
   ]
 
   static override flags = {
-    timeout: Flags.string({ description: 'how long to wait (e.g. 30s, 500ms, 2m)', default: '30s' }),
+    timeout: Flags.string({ description: 'how long to wait, up to 24h (e.g. 30s, 500ms, 2m)', default: '30s' }),
   }
 
   async run(): Promise<Health> {

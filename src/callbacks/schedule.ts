@@ -1,5 +1,9 @@
 /** How callbacks are retried: per-attempt timeout and the waits between attempts. Pure. */
 
+import { formatDuration, MAX_DURATION_MS, parseDuration, readDuration } from '../domain/duration.js'
+
+export { formatDuration }
+
 export interface CallbackPolicy {
   /** Retries after the first attempt; 0 means one attempt only. */
   retries: number
@@ -17,7 +21,8 @@ export const DEFAULT_CALLBACK_POLICY: Readonly<CallbackPolicy> = Object.freeze({
 
 export const MAX_RETRIES = 100
 export const MAX_TIMEOUT_MS = 60_000
-export const MAX_WAIT_MS = 24 * 60 * 60 * 1000
+/** Longest wait before a retry: the longest duration any flag takes. */
+export const MAX_WAIT_MS = MAX_DURATION_MS
 
 /** Fills in defaults and checks ranges; throws a RangeError naming the bad setting. */
 export function resolvePolicy(input: Partial<CallbackPolicy> = {}): CallbackPolicy {
@@ -48,19 +53,6 @@ export function retryDelay(policy: CallbackPolicy, attemptsMade: number): number
   return schedule[Math.min(attemptsMade, schedule.length) - 1] ?? 0
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 }
-
-/**
- * Parses a duration: `500ms`, `1.5s`, `2m`; a bare number is seconds (as curl's --max-time).
- * Returns undefined for anything else.
- */
-export function parseDuration(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m)?\s*$/i.exec(text)
-  if (!match) return undefined
-  const value = Number(match[1]) * UNIT_MS[(match[2] ?? 's').toLowerCase()]!
-  return Number.isFinite(value) ? Math.round(value) : undefined
-}
-
 /** Parses a comma-separated list of durations, e.g. `1s,5s,30s`. */
 export function parseSchedule(text: string): number[] | undefined {
   const parts = text.split(',')
@@ -73,13 +65,6 @@ export function parseSchedule(text: string): number[] | undefined {
   return out
 }
 
-/** `1500` → `1.5s`, `250` → `250ms`, for console lines. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`
-  return `${Number((ms / 60_000).toFixed(1))}m`
-}
-
 /**
  * The policy from `pay sandbox start` flags (text as typed); throws a RangeError naming the flag.
  * Retries default to the schedule's length when only a schedule is given.
@@ -88,16 +73,14 @@ export function policyFromFlags(flags: { retries?: number; timeout?: string; sch
   const input: Partial<CallbackPolicy> = {}
   if (flags.retries !== undefined) input.retries = flags.retries
   if (flags.timeout !== undefined) {
-    const ms = parseDuration(flags.timeout)
-    if (ms === undefined || ms < 1 || ms > MAX_TIMEOUT_MS) {
-      throw new RangeError(`--callback-timeout must be a duration from 1ms to ${MAX_TIMEOUT_MS / 1000}s, e.g. 500ms or 5s; a bare number is seconds (got ${JSON.stringify(flags.timeout)})`)
-    }
-    input.timeoutMs = ms
+    const read = readDuration('--callback-timeout', flags.timeout, { min: 1, max: MAX_TIMEOUT_MS })
+    if ('problem' in read) throw new RangeError(read.problem)
+    input.timeoutMs = read.ms
   }
   if (flags.schedule !== undefined) {
     const waits = parseSchedule(flags.schedule)
     if (waits === undefined || waits.some((w) => w > MAX_WAIT_MS)) {
-      throw new RangeError(`--callback-schedule must be comma-separated durations of at most 24h, e.g. 1s,5s,30s (got ${JSON.stringify(flags.schedule)})`)
+      throw new RangeError(`--callback-schedule must be comma-separated durations of at most ${formatDuration(MAX_WAIT_MS)}, e.g. 1s,5s,30s (got ${JSON.stringify(flags.schedule)})`)
     }
     input.scheduleMs = waits
   }

@@ -1,0 +1,44 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { pay, tempDir } from '../helpers.js'
+
+/** A usage error: exit 2, JSON code `usage` (or the code of scenario file problems), and a message naming what is wrong. */
+async function expectUsage(args: string[], names: string | RegExp, code = 'usage'): Promise<void> {
+  const r = await pay([...args, '--json'], { timeoutMs: 10_000 })
+  expect(r.code, r.stderr).toBe(2)
+  const error = (JSON.parse(r.stdout) as { error: { code: string; message: string; exit: number } }).error
+  expect(error).toMatchObject({ code, exit: 2 })
+  expect(error.message).toMatch(names)
+}
+
+describe('every duration is capped: beyond its maximum, a usage error naming the flag', () => {
+  const HUGE = '99999999999999999999m'
+  // Nothing answers at this URL: a command that does not check the flag first fails otherwise (3) or waits.
+  const nowhere = ['--url', 'http://127.0.0.1:9']
+
+  test.each([
+    [['sandbox', 'stop', '--timeout', HUGE, ...nowhere], '--timeout', '24h'],
+    [['sandbox', 'wait', '--timeout', HUGE, ...nowhere], '--timeout', '24h'],
+    [['sandbox', 'wait', '--timeout', '25h', ...nowhere], '--timeout', '24h'],
+    [['payment', 'wait', 'x', '--status', 'paid', '--timeout', HUGE, ...nowhere], '--timeout', '24h'],
+    [['payment', 'wait', 'x', '--status', 'paid', '--interval', HUGE, ...nowhere], '--interval', '24h'],
+    [['callback', 'replay', 'dlv_x', '--timeout', '2m', ...nowhere], '--timeout', '1m'],
+    [['callback', 'replay', '--file', 'none.json', '--to', 'http://127.0.0.1:9/cb', '--timeout', HUGE], '--timeout', '1m'],
+    [['sandbox', 'start', '--port', '0', '--callback-timeout', HUGE], '--callback-timeout', '1m'],
+    [['sandbox', 'start', '--port', '0', '--callback-schedule', `1s,${HUGE}`], '--callback-schedule', '24h'],
+  ])('pay %j', async (args, flag, max) => {
+    await expectUsage(args, new RegExp(`^${flag} must be .*${max}`))
+  })
+
+  test.each([
+    [{ wait: 1e15 }, 'wait'],
+    [{ callback: { payment: 'order', within: 1e15 } }, 'callback.within'],
+  ])('a scenario step %j is refused naming the field', async (step, field) => {
+    const file = join(await tempDir(), 'long.json')
+    const create = { as: 'order', merchant: 'sandbox', amount: 1, callbackUrl: 'http://127.0.0.1:9/cb' }
+    await writeFile(file, JSON.stringify({ version: 1, name: 'long', steps: [{ create }, step] }))
+    const names = new RegExp(`step 2 \\(\\w+\\) › ${field.replace('.', '\\.')}: must be a whole number`)
+    await expectUsage(['scenario', 'run', file, '--url', 'http://127.0.0.1:9'], names, 'invalid_scenario')
+  })
+})
