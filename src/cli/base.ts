@@ -1,7 +1,9 @@
-import { Command, Errors, Flags } from '@oclif/core'
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import chalk from 'chalk'
 import { DEFAULT_URL, SandboxApiError, SandboxClient, SandboxUnreachableError } from '../client/index.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
+
+type Output = { [name: string]: unknown }
 
 /**
  * Base of every command: `--json`, `--no-color`, prompts, and one place that turns failures into a message
@@ -30,6 +32,22 @@ export abstract class PayCommand extends Command {
   protected override async init(): Promise<void> {
     await super.init()
     if (this.argv.includes('--no-color') || process.env.NO_COLOR || this.argv.includes('--json')) chalk.level = 0
+  }
+
+  /** An empty argument (`pay callback show ''`) is a usage error naming it, not a request for a list route. */
+  protected override async parse<F extends Output, B extends Output, A extends Output>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const parsed = await super.parse(options, argv)
+    const defined = Object.entries((options ?? this.ctor).args ?? {})
+    parsed.argv.forEach((value, i) => {
+      if (value !== '') return
+      const [name, arg] = defined[Math.min(i, defined.length - 1)] ?? ['argument', undefined]
+      const what = arg?.description ? ` — expected ${arg.description}` : ''
+      throw new PayError(`the ${name} argument is empty${what}`, ExitCode.usage, { code: 'usage' })
+    })
+    return parsed
   }
 
   /** Whether a person is at a terminal who can be asked for a missing value. */

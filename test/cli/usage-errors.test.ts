@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { pay, tempDir } from '../helpers.js'
+import { pay, sandbox, tempDir } from '../helpers.js'
 
 /** A usage error: exit 2, JSON code `usage` (or the code of scenario file problems), and a message naming what is wrong. */
 async function expectUsage(args: string[], names: string | RegExp, code = 'usage'): Promise<void> {
@@ -11,6 +11,24 @@ async function expectUsage(args: string[], names: string | RegExp, code = 'usage
   expect(error).toMatchObject({ code, exit: 2 })
   expect(error.message).toMatch(names)
 }
+
+describe('an empty argument is a usage error naming it, not a crash or a request for a list', () => {
+  test.each([
+    [['callback', 'show', ''], 'deliveryId'],
+    [['callback', 'replay', ''], 'ref'],
+    [['payment', 'show', ''], 'trackId'],
+    [['payment', 'wait', '', '--status', 'paid'], 'trackId'],
+    [['payment', 'simulate', '', '--outcome', 'paid'], 'trackId'],
+    [['payment', 'verify', ''], 'trackId'],
+    [['open', ''], 'trackId'],
+    [['merchant', 'disable', ''], 'key'],
+    [['sandbox', 'export', ''], 'file'],
+    [['scenario', 'run', 'fixtures/scenarios/paid.json', ''], 'files'],
+  ])('pay %j', async (args, name) => {
+    const sb = await sandbox()
+    await expectUsage([...args, '--url', sb.url], new RegExp(`^the ${name} argument is empty`))
+  })
+})
 
 describe('every duration is capped: beyond its maximum, a usage error naming the flag', () => {
   const HUGE = '99999999999999999999m'
