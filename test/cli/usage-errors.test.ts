@@ -30,6 +30,18 @@ describe('an empty argument is a usage error naming it, not a crash or a request
   })
 })
 
+test('a scenario file nested 200,000 levels deep is refused naming the file (exit 2), not a stack overflow', async () => {
+  const dir = await tempDir()
+  const file = join(dir, 'deep.json')
+  const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`
+  const create = { as: 'order', merchant: 'sandbox', amount: 1, callbackUrl: 'http://127.0.0.1:9/cb', description: '@' }
+  await writeFile(file, JSON.stringify({ version: 1, name: 'deep', steps: [{ create }] }).replace('"@"', deep))
+  const r = await pay(['scenario', 'run', file, '--url', 'http://127.0.0.1:9'])
+  expect(r.code).toBe(2)
+  expect(r.stderr).toContain(`${file}: arrays and objects nested more than 64 levels deep`)
+  expect(r.stderr).not.toContain('call stack')
+})
+
 describe('every duration is capped: beyond its maximum, a usage error naming the flag', () => {
   const HUGE = '99999999999999999999m'
   // Nothing answers at this URL: a command that does not check the flag first fails otherwise (3) or waits.
