@@ -4,8 +4,10 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { replayLine } from '../../src/cli/deliveries.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { paint } from '../../src/cli/format.js'
 import { MAX_TIMEOUT_MS } from '../../src/callbacks/schedule.js'
 import type { Delivery } from '../../src/client/index.js'
+import { shownDelivery } from '../../src/domain/display.js'
 
 export default class CallbackReplay extends ClientCommand {
   static override summary = 'Send a recorded callback again, to its URL or another'
@@ -34,7 +36,8 @@ Exits 8 when a replay was not delivered (connection refused, timeout or a non-2x
     const { args, flags } = await this.parse(CallbackReplay)
     if (flags.to !== undefined) this.checkTo(flags.to)
     const timeoutMs = durationFlag('timeout', flags.timeout, { min: 1, max: MAX_TIMEOUT_MS })
-    const deliveries = flags.file !== undefined ? await this.fromFile(flags.file, flags.to, timeoutMs, args.ref) : await this.viaSandbox(flags.url, args.ref, flags.to)
+    const sent = flags.file !== undefined ? await this.fromFile(flags.file, flags.to, timeoutMs, args.ref) : await this.viaSandbox(flags.url, args.ref, flags.to)
+    const deliveries = sent.map(shownDelivery)
     const failed = deliveries.filter((d) => d.state !== 'delivered').length
     if (failed > 0) {
       process.exitCode = ExitCode.callbackFailed
@@ -65,7 +68,7 @@ Exits 8 when a replay was not delivered (connection refused, timeout or a non-2x
     }
     const delivery = await this.client(url).replayDelivery(ref, to !== undefined ? { to } : {})
     this.log(replayLine(delivery))
-    this.log(chalk.dim(`  recorded as ${delivery.id}`))
+    this.log(paint(chalk.dim, `  recorded as ${delivery.id}`))
     return [delivery]
   }
 

@@ -4,7 +4,7 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
-import { status } from '../../src/cli/format.js'
+import { line, paint, status } from '../../src/cli/format.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
 import { canReach } from '../../src/domain/payment.js'
 
@@ -38,7 +38,7 @@ export default class PaymentWait extends ClientCommand {
     for (;;) {
       const { payment } = await client.getPayment(args.trackId)
       if (payment.status === wanted) {
-        this.log(`${chalk.green('✔')} Payment ${payment.trackId} is ${status(payment.status)}`)
+        this.log(line`${paint(chalk.green, '✔')} Payment ${payment.trackId} is ${status(payment.status)}`)
         return payment
       }
       if (!canReach(payment.status, wanted)) {

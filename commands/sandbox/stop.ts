@@ -4,6 +4,7 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { line, paint } from '../../src/cli/format.js'
 import { SandboxClient, SandboxUnreachableError } from '../../src/client/index.js'
 import { isAlive } from '../../src/store/lock.js'
 
@@ -47,7 +48,7 @@ export default class SandboxStop extends ClientCommand {
       }
       await sleep(50)
     }
-    this.log(`${chalk.green('✔')} Stopped the sandbox at ${chalk.cyan(health.url)} (pid ${health.pid}); state saved to ${health.dataFile}`)
+    this.log(line`${paint(chalk.green, '✔')} Stopped the sandbox at ${paint(chalk.cyan, health.url)} (pid ${health.pid}); state saved to ${health.dataFile}`)
     return { stopped: true, url: health.url, pid: health.pid, dataFile: health.dataFile }
   }
 }

@@ -4,6 +4,7 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { line, paint } from '../../src/cli/format.js'
 import { type Health, SandboxUnreachableError } from '../../src/client/index.js'
 
 export default class SandboxWait extends ClientCommand {
@@ -26,7 +27,7 @@ export default class SandboxWait extends ClientCommand {
     for (;;) {
       try {
         const health = await client.health()
-        this.log(`${chalk.green('●')} sandbox ready at ${chalk.cyan(health.url)}`)
+        this.log(line`${paint(chalk.green, '●')} sandbox ready at ${paint(chalk.cyan, health.url)}`)
         return health
       } catch (error) {
         if (!(error instanceof SandboxUnreachableError)) throw error
