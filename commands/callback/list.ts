@@ -2,11 +2,12 @@ import { Flags } from '@oclif/core'
 import { ClientCommand } from '../../src/cli/base.js'
 import { deliveryTable } from '../../src/cli/deliveries.js'
 import type { Delivery } from '../../src/client/index.js'
+import { shownDelivery } from '../../src/domain/display.js'
 
 export default class CallbackList extends ClientCommand {
   static override summary = 'List callback deliveries, oldest first'
   static override description = `One row per delivery: a POST of a status change to the payment's callbackUrl, with its retries. STATUS is the payment status the callback reports; STATE is pending (being sent or waiting for a retry), delivered (a 2xx came back) or failed (no retries left). HTTP is the last attempt's status, or timeout/refused/error.
---json writes {"deliveries": [...]} with every attempt: the file support engineers receive and replay with \`pay callback replay --file\`.`
+--json writes {"deliveries": [...]} with every attempt: the file support engineers receive and replay with \`pay callback replay --file\`. Passwords and tokens in URLs are masked (user:***@) here as everywhere pay shows a URL; \`pay sandbox export\` keeps them.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -23,11 +24,12 @@ export default class CallbackList extends ClientCommand {
 
   async run(): Promise<{ deliveries: Delivery[] }> {
     const { flags } = await this.parse(CallbackList)
-    const deliveries = await this.client(flags.url).listDeliveries({
+    const recorded = await this.client(flags.url).listDeliveries({
       ...(flags['track-id'] !== undefined ? { trackId: flags['track-id'] } : {}),
       ...(flags.state !== undefined ? { state: flags.state as Delivery['state'] } : {}),
       ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
     })
+    const deliveries = recorded.map(shownDelivery)
     if (deliveries.length === 0) {
       this.log(flags['track-id'] ? `No callback deliveries for ${flags['track-id']}.` : 'No callback deliveries yet.')
     } else {

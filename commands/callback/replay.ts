@@ -2,8 +2,12 @@ import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { replayLine } from '../../src/cli/deliveries.js'
+import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { paint } from '../../src/cli/format.js'
+import { MAX_TIMEOUT_MS } from '../../src/callbacks/schedule.js'
 import type { Delivery } from '../../src/client/index.js'
+import { shownDelivery } from '../../src/domain/display.js'
 
 export default class CallbackReplay extends ClientCommand {
   static override summary = 'Send a recorded callback again, to its URL or another'
@@ -25,13 +29,15 @@ Exits 8 when a replay was not delivered (connection refused, timeout or a non-2x
   static override flags = {
     to: Flags.string({ description: 'send to this URL instead of the recorded one (required with --file)' }),
     file: Flags.string({ description: 'replay deliveries from this export (pay callback list --json) without a sandbox' }),
-    timeout: Flags.string({ description: 'with --file: time allowed per delivery, e.g. 500ms, 5s (a bare number is seconds)', default: '5s' }),
+    timeout: Flags.string({ description: 'with --file: time allowed per delivery, from 1ms to 1m, e.g. 500ms, 5s (a bare number is seconds)', default: '5s' }),
   }
 
   async run(): Promise<{ deliveries: Delivery[] }> {
     const { args, flags } = await this.parse(CallbackReplay)
     if (flags.to !== undefined) this.checkTo(flags.to)
-    const deliveries = flags.file !== undefined ? await this.fromFile(flags.file, flags.to, flags.timeout, args.ref) : await this.viaSandbox(flags.url, args.ref, flags.to)
+    const timeoutMs = durationFlag('timeout', flags.timeout, { min: 1, max: MAX_TIMEOUT_MS })
+    const sent = flags.file !== undefined ? await this.fromFile(flags.file, flags.to, timeoutMs, args.ref) : await this.viaSandbox(flags.url, args.ref, flags.to)
+    const deliveries = sent.map(shownDelivery)
     const failed = deliveries.filter((d) => d.state !== 'delivered').length
     if (failed > 0) {
       process.exitCode = ExitCode.callbackFailed
@@ -62,22 +68,17 @@ Exits 8 when a replay was not delivered (connection refused, timeout or a non-2x
     }
     const delivery = await this.client(url).replayDelivery(ref, to !== undefined ? { to } : {})
     this.log(replayLine(delivery))
-    this.log(chalk.dim(`  recorded as ${delivery.id}`))
+    this.log(paint(chalk.dim, `  recorded as ${delivery.id}`))
     return [delivery]
   }
 
-  private async fromFile(file: string, to: string | undefined, timeout: string, ref: string | undefined): Promise<Delivery[]> {
+  private async fromFile(file: string, to: string | undefined, timeoutMs: number, ref: string | undefined): Promise<Delivery[]> {
     const { readDeliveryExport, replayExport, ExportFileError } = await import('../../src/callbacks/export.js')
-    const { parseDuration, MAX_TIMEOUT_MS } = await import('../../src/callbacks/schedule.js')
     if (to === undefined) {
       this.fail('--to is required with --file: replays from a file go to a URL you choose, never to the URLs in the file', ExitCode.usage, {
         code: 'missing_flag',
         suggestions: ['e.g. --to http://localhost:3000/callback'],
       })
-    }
-    const timeoutMs = parseDuration(timeout)
-    if (timeoutMs === undefined || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
-      this.fail(`--timeout must be a duration from 1ms to ${MAX_TIMEOUT_MS / 1000}s, e.g. 500ms or 5s (got ${JSON.stringify(timeout)})`, ExitCode.usage)
     }
     let exported
     try {

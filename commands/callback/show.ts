@@ -2,6 +2,7 @@ import { Args } from '@oclif/core'
 import { ClientCommand } from '../../src/cli/base.js'
 import { deliveryDetails } from '../../src/cli/deliveries.js'
 import type { Delivery } from '../../src/client/index.js'
+import { shownDelivery } from '../../src/domain/display.js'
 
 export default class CallbackShow extends ClientCommand {
   static override summary = 'Show one callback delivery: the request sent and every attempt'
@@ -19,7 +20,7 @@ export default class CallbackShow extends ClientCommand {
 
   async run(): Promise<{ delivery: Delivery }> {
     const { args, flags } = await this.parse(CallbackShow)
-    const delivery = await this.client(flags.url).getDelivery(args.deliveryId)
+    const delivery = shownDelivery(await this.client(flags.url).getDelivery(args.deliveryId))
     this.log(deliveryDetails(delivery))
     return { delivery }
   }

@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
-import { fields } from '../../src/cli/format.js'
+import { fields, line, paint } from '../../src/cli/format.js'
 import type { Merchant } from '../../src/client/index.js'
 
 export default class MerchantCreate extends ClientCommand {
@@ -22,7 +22,7 @@ export default class MerchantCreate extends ClientCommand {
       ...(flags.key !== undefined ? { key: flags.key } : {}),
       ...(flags.name !== undefined ? { name: flags.name } : {}),
     })
-    this.log(`${chalk.green('✔')} Merchant created`)
+    this.log(line`${paint(chalk.green, '✔')} Merchant created`)
     this.log(fields([['key', merchant.key], ['name', merchant.name]]))
     return merchant
   }

@@ -1,6 +1,7 @@
 import { Args } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
+import { line, paint } from '../../src/cli/format.js'
 import type { Merchant } from '../../src/client/index.js'
 
 export default class MerchantDisable extends ClientCommand {
@@ -14,7 +15,7 @@ export default class MerchantDisable extends ClientCommand {
   async run(): Promise<Merchant> {
     const { args, flags } = await this.parse(MerchantDisable)
     const merchant = await this.client(flags.url).setMerchantEnabled(args.key, false)
-    this.log(`${chalk.green('✔')} Merchant ${merchant.key} is ${merchant.enabled ? 'enabled' : 'disabled'}`)
+    this.log(line`${paint(chalk.green, '✔')} Merchant ${merchant.key} is ${merchant.enabled ? 'enabled' : 'disabled'}`)
     return merchant
   }
 }

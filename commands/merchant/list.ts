@@ -1,6 +1,6 @@
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
-import { table } from '../../src/cli/format.js'
+import { paint, table } from '../../src/cli/format.js'
 import type { Merchant } from '../../src/client/index.js'
 
 export default class MerchantList extends ClientCommand {
@@ -13,7 +13,7 @@ export default class MerchantList extends ClientCommand {
     this.log(
       table(
         ['KEY', 'NAME', 'STATUS'],
-        merchants.map((m) => [m.key, m.name, m.enabled ? chalk.green('enabled') : chalk.red('disabled')]),
+        merchants.map((m) => [m.key, m.name, m.enabled ? paint(chalk.green, 'enabled') : paint(chalk.red, 'disabled')]),
       ),
     )
     return { merchants }

@@ -2,8 +2,9 @@ import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
-import { fields, parseNumber } from '../../src/cli/format.js'
+import { fields, line, paint, parseNumber } from '../../src/cli/format.js'
 import type { CreateBody } from '../../src/client/index.js'
+import { forTerminal } from '../../src/domain/display.js'
 
 export type CreateResult = CreateBody & { checkoutUrl?: string }
 
@@ -45,11 +46,11 @@ export default class PaymentCreate extends ClientCommand {
     })
     if (body.result !== 100) {
       process.exitCode = ExitCode.specFailure
-      process.stderr.write(`${chalk.red('Create failed:')} result ${body.result} — ${body.message}\n`)
+      process.stderr.write(`${chalk.red('Create failed:')} result ${body.result} — ${forTerminal(String(body.message))}\n`)
       return body
     }
     const checkoutUrl = client.checkoutUrl(body.trackId)
-    this.log(`${chalk.green('✔')} Payment created`)
+    this.log(line`${paint(chalk.green, '✔')} Payment created`)
     this.log(fields([['trackId', body.trackId], ['checkout', checkoutUrl]]))
     if (flags.open) {
       const { openInBrowser } = await import('../../src/cli/browser.js')

@@ -1,8 +1,9 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
-import { status, table } from '../../src/cli/format.js'
+import { paint, status, table, truncate } from '../../src/cli/format.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
+import { shownPayment } from '../../src/domain/display.js'
 
 export default class PaymentList extends ClientCommand {
   static override summary = 'List payments, oldest first (with --limit, the newest N)'
@@ -20,13 +21,14 @@ export default class PaymentList extends ClientCommand {
 
   async run(): Promise<{ payments: Payment[] }> {
     const { flags } = await this.parse(PaymentList)
-    const payments = await this.client(flags.url).listPayments({
+    const stored = await this.client(flags.url).listPayments({
       ...(flags.status !== undefined ? { status: flags.status as PaymentStatus } : {}),
       ...(flags.merchant !== undefined ? { merchant: flags.merchant } : {}),
       ...(flags.limit !== undefined ? { limit: flags.limit } : {}),
     })
+    const payments = stored.map(shownPayment)
     if (payments.length === 0) {
-      this.log(chalk.dim('No payments.'))
+      this.log(paint(chalk.dim, 'No payments.'))
     } else {
       this.log(
         table(
@@ -35,7 +37,7 @@ export default class PaymentList extends ClientCommand {
             p.trackId,
             status(p.status),
             String(p.amount),
-            p.paidAmount === undefined ? '' : p.paidAmount === p.amount ? String(p.paidAmount) : chalk.yellow(String(p.paidAmount)),
+            p.paidAmount === undefined ? '' : p.paidAmount === p.amount ? String(p.paidAmount) : paint(chalk.yellow, p.paidAmount),
             p.merchant,
             p.createdAt.replace('T', ' ').slice(0, 19),
             truncate(p.description ?? '', 40),
@@ -45,8 +47,4 @@ export default class PaymentList extends ClientCommand {
     }
     return { payments }
   }
-}
-
-function truncate(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text
 }

@@ -2,8 +2,10 @@ import { Args } from '@oclif/core'
 import chalk from 'chalk'
 import { reportedStatus } from '../../src/callbacks/delivery.js'
 import { ClientCommand } from '../../src/cli/base.js'
-import { fields, status, table } from '../../src/cli/format.js'
+import { state } from '../../src/cli/deliveries.js'
+import { fields, line, paint, status, table } from '../../src/cli/format.js'
 import type { Delivery, Payment } from '../../src/client/index.js'
+import { shownDelivery, shownPayment } from '../../src/domain/display.js'
 
 export default class PaymentShow extends ClientCommand {
   static override summary = 'Show one payment: its fields, state history and callback deliveries'
@@ -19,8 +21,10 @@ export default class PaymentShow extends ClientCommand {
   async run(): Promise<{ payment: Payment; deliveries: Delivery[] }> {
     const { args, flags } = await this.parse(PaymentShow)
     const client = this.client(flags.url)
-    const { payment, deliveries } = await client.getPayment(args.trackId)
-    this.log(`${chalk.bold('Payment')} ${payment.trackId}  ${status(payment.status)}`)
+    const found = await client.getPayment(args.trackId)
+    const payment = shownPayment(found.payment)
+    const deliveries = found.deliveries.map(shownDelivery)
+    this.log(line`${paint(chalk.bold, 'Payment')} ${payment.trackId}  ${status(payment.status)}`)
     this.log(
       fields([
         ['merchant', payment.merchant],
@@ -38,7 +42,7 @@ export default class PaymentShow extends ClientCommand {
       ]),
     )
     this.log('')
-    this.log(chalk.bold('History'))
+    this.log(paint(chalk.bold, 'History'))
     this.log(
       table(
         ['AT', 'STATUS', 'BY', 'PAID'],
@@ -46,9 +50,9 @@ export default class PaymentShow extends ClientCommand {
       ),
     )
     this.log('')
-    this.log(chalk.bold('Callbacks'))
+    this.log(paint(chalk.bold, 'Callbacks'))
     if (deliveries.length === 0) {
-      this.log(chalk.dim('  none yet'))
+      this.log(paint(chalk.dim, '  none yet'))
     } else {
       this.log(
         table(
@@ -56,8 +60,7 @@ export default class PaymentShow extends ClientCommand {
           deliveries.map((d) => {
             const last = d.attempts[d.attempts.length - 1]
             const lastText = last ? (last.status !== undefined ? `HTTP ${last.status}` : (last.error ?? '')) : ''
-            const state = d.state === 'delivered' ? chalk.green(d.state) : d.state === 'failed' ? chalk.red(d.state) : chalk.yellow(d.state)
-            return [d.id, reportedStatus(d) ?? d.event, state, String(d.attempts.length), lastText, d.url]
+            return [d.id, reportedStatus(d) ?? d.event, state(d.state), String(d.attempts.length), lastText, d.url]
           }),
         ),
       )

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
-import { fields, parseNumber, status } from '../../src/cli/format.js'
+import { fields, line, paint, parseNumber, status } from '../../src/cli/format.js'
 import type { Payment } from '../../src/client/index.js'
 import { outcomes } from '../../src/domain/payment.js'
 
@@ -46,7 +46,7 @@ export default class PaymentSimulate extends ClientCommand {
       ...(amount !== undefined ? { amount } : {}),
       ...(flags.asset !== undefined ? { asset: flags.asset } : {}),
     })
-    this.log(`${chalk.green('✔')} Payment ${payment.trackId} is now ${status(payment.status)}`)
+    this.log(line`${paint(chalk.green, '✔')} Payment ${payment.trackId} is now ${status(payment.status)}`)
     this.log(
       fields([
         ['amount', payment.amount],

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
-import { fields } from '../../src/cli/format.js'
+import { fields, line, paint } from '../../src/cli/format.js'
 import type { VerifyBody } from '../../src/client/index.js'
 
 const meaning: Record<number, string> = {
@@ -38,7 +38,7 @@ export default class PaymentVerify extends ClientCommand {
     const what = 'message' in body ? body.message : body.result === 203 ? 'exists, not finalized' : meaning[body.result]
     this.log(
       fields([
-        ['result', `${body.result === 100 ? chalk.green(body.result) : chalk.yellow(body.result)} (${what})`],
+        ['result', line`${paint(body.result === 100 ? chalk.green : chalk.yellow, body.result)} (${what ?? ''})`],
         ['amount', 'amount' in body ? body.amount : undefined],
         ['refNumber', 'refNumber' in body ? body.refNumber : undefined],
       ]),

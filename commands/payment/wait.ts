@@ -4,7 +4,7 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
-import { status } from '../../src/cli/format.js'
+import { line, paint, status } from '../../src/cli/format.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
 import { canReach } from '../../src/domain/payment.js'
 
@@ -24,7 +24,7 @@ export default class PaymentWait extends ClientCommand {
 
   static override flags = {
     status: Flags.string({ description: 'state to wait for', options: ['pending', 'unfinalized', 'paid', 'failed'], required: true }),
-    timeout: Flags.string({ description: 'how long to wait (e.g. 30s, 500ms, 2m)', default: '30s' }),
+    timeout: Flags.string({ description: 'how long to wait, up to 24h (e.g. 30s, 500ms, 2m)', default: '30s' }),
     interval: Flags.string({ description: 'how often to look', default: '200ms' }),
   }
 
@@ -38,7 +38,7 @@ export default class PaymentWait extends ClientCommand {
     for (;;) {
       const { payment } = await client.getPayment(args.trackId)
       if (payment.status === wanted) {
-        this.log(`${chalk.green('✔')} Payment ${payment.trackId} is ${status(payment.status)}`)
+        this.log(line`${paint(chalk.green, '✔')} Payment ${payment.trackId} is ${status(payment.status)}`)
         return payment
       }
       if (!canReach(payment.status, wanted)) {

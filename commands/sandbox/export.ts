@@ -4,6 +4,7 @@ import { Args } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { line, paint } from '../../src/cli/format.js'
 
 export interface ExportResult {
   file: string
@@ -15,7 +16,7 @@ export interface ExportResult {
 export default class SandboxExport extends ClientCommand {
   static override summary = 'Write merchants, payments and deliveries to one versioned JSON file'
   static override description =
-    'The file ({"format": "pay-sandbox-export", "version": 1, ...}) can be loaded into any sandbox with `pay sandbox import`, e.g. to share a reproduction or to seed CI.'
+    'The file ({"format": "pay-sandbox-export", "version": 1, ...}) can be loaded into any sandbox with `pay sandbox import`, e.g. to share a reproduction or to seed CI. It is a backup: URLs are kept as stored, passwords and tokens in them included (other commands mask them).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> state.json',
@@ -40,7 +41,7 @@ export default class SandboxExport extends ClientCommand {
     }
     const result = { file, merchants: data.merchants.length, payments: data.payments.length, deliveries: data.deliveries.length }
     this.log(
-      `${chalk.green('✔')} Exported ${result.merchants} merchants, ${result.payments} payments and ${result.deliveries} deliveries to ${args.file}`,
+      line`${paint(chalk.green, '✔')} Exported ${result.merchants} merchants, ${result.payments} payments and ${result.deliveries} deliveries to ${args.file}`,
     )
     return result
   }

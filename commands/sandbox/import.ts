@@ -4,7 +4,9 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { confirmDestructive } from '../../src/cli/confirm.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { line, paint } from '../../src/cli/format.js'
 import type { ImportResult } from '../../src/client/index.js'
+import { forTerminal } from '../../src/domain/display.js'
 import { checkExportFile } from '../../src/domain/transfer.js'
 
 export default class SandboxImport extends ClientCommand {
@@ -41,8 +43,9 @@ export default class SandboxImport extends ClientCommand {
     }
     const check = checkExportFile(data)
     if (!check.ok) {
-      this.fail(`${args.file} is not a valid export file:\n${check.problems.map((p) => `  - ${p}`).join('\n')}`, ExitCode.usage, {
+      this.fail(`${forTerminal(args.file)} is not a valid export file:\n${check.problems.map((p) => `  - ${forTerminal(p)}`).join('\n')}`, ExitCode.usage, {
         code: 'invalid_file',
+        multiline: true,
       })
     }
     const { merchants, payments, deliveries } = check.file
@@ -56,7 +59,7 @@ export default class SandboxImport extends ClientCommand {
     })
     const result = await client.importState(check.file)
     this.log(
-      `${chalk.green('✔')} Loaded ${merchants.length} merchants, ${payments.length} payments and ${deliveries.length} deliveries from ${args.file}`,
+      line`${paint(chalk.green, '✔')} Loaded ${merchants.length} merchants, ${payments.length} payments and ${deliveries.length} deliveries from ${args.file}`,
     )
     return result
   }

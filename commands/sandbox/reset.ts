@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { confirmDestructive } from '../../src/cli/confirm.js'
+import { line, paint } from '../../src/cli/format.js'
 import type { ResetResult } from '../../src/client/index.js'
 
 export default class SandboxReset extends ClientCommand {
@@ -31,7 +32,7 @@ export default class SandboxReset extends ClientCommand {
     })
     const result = await client.reset()
     this.log(
-      `${chalk.green('✔')} Deleted ${result.cleared.payments} payments and ${result.cleared.deliveries} deliveries; kept ${result.kept.merchants} merchants`,
+      line`${paint(chalk.green, '✔')} Deleted ${result.cleared.payments} payments and ${result.cleared.deliveries} deliveries; kept ${result.kept.merchants} merchants`,
     )
     return result
   }

@@ -2,7 +2,8 @@ import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
-import { fields } from '../../src/cli/format.js'
+import { fields, line, paint } from '../../src/cli/format.js'
+import { forTerminal, inertJson } from '../../src/domain/display.js'
 
 export interface StartResult {
   url: string
@@ -64,7 +65,7 @@ export default class SandboxStart extends PayCommand {
         ...(flags['callback-concurrency'] !== undefined ? { concurrency: flags['callback-concurrency'] } : {}),
       })
     } catch (error) {
-      this.fail((error as Error).message, ExitCode.usage)
+      this.fail((error as Error).message, ExitCode.usage, { code: 'usage' })
     }
     if (flags.detach) {
       const { startDetached } = await import('../../src/cli/detach.js')
@@ -88,8 +89,9 @@ export default class SandboxStart extends PayCommand {
     }
     const { startServer, ListenError } = await import('../../src/server/start.js')
     const { DataFileError } = await import('../../src/store/errors.js')
-    // With --json, stdout carries only the start record; request lines go to stderr.
-    const out = (line: string) => (this.jsonEnabled() ? process.stderr : process.stdout).write(`${line}\n`)
+    // With --json, stdout carries only the start record; request lines go to stderr. Lines carry request
+    // paths, callback URLs and receivers' errors: credentials are masked and control characters written out.
+    const out = (text: string) => (this.jsonEnabled() ? process.stderr : process.stdout).write(`${forTerminal(text)}\n`)
     installLastResort()
     let running
     // Set once the signal path exists below; POST /_sandbox/shutdown runs the same path.
@@ -102,8 +104,9 @@ export default class SandboxStart extends PayCommand {
         callbacks,
         ...(flags.quiet ? {} : { log: out }),
         onShutdownRequest: () => requestStop('shutdown requested'),
-        warn: (line) => process.stderr.write(`${chalk.yellow(line)}\n`),
-        logError: (error) => process.stderr.write(`${chalk.red('internal error:')} ${(error as Error).stack ?? String(error)}\n`),
+        warn: (line) => process.stderr.write(`${chalk.yellow(forTerminal(line))}\n`),
+        logError: (error) =>
+          process.stderr.write(`${chalk.red('internal error:')} ${forTerminal((error as Error).stack ?? String(error), { multiline: true })}\n`),
       })
     } catch (error) {
       if (error instanceof DataFileError || error instanceof ListenError) this.fail(error.message, ExitCode.startFailed)
@@ -119,7 +122,7 @@ export default class SandboxStart extends PayCommand {
           process.stderr.write('Stopping now, without waiting.\n')
           process.exit(ExitCode.error)
         }
-        process.stderr.write(`${signal}: finishing requests and saving ${sandbox.info.dataFile}…\n`)
+        process.stderr.write(`${signal}: finishing requests and saving ${forTerminal(sandbox.info.dataFile)}…\n`)
         sandbox
           .stop()
           .then(() => {
@@ -127,7 +130,7 @@ export default class SandboxStart extends PayCommand {
             resolve()
           })
           .catch((error: Error) => {
-            process.stderr.write(`Could not save on stop: ${error.message}\n`)
+            process.stderr.write(`Could not save on stop: ${forTerminal(error.message)}\n`)
             process.exitCode = ExitCode.error
             resolve()
           })
@@ -141,7 +144,7 @@ export default class SandboxStart extends PayCommand {
     if (!isLoopback(flags.host)) {
       process.stderr.write(
         chalk.bold.red(
-          `WARNING: listening on ${flags.host}, reachable from other machines. The sandbox has no authentication on its control API; use it only on networks you trust.\n`,
+          `WARNING: listening on ${forTerminal(flags.host)}, reachable from other machines. The sandbox has no authentication on its control API; use it only on networks you trust.\n`,
         ),
       )
     }
@@ -149,20 +152,20 @@ export default class SandboxStart extends PayCommand {
     if (report.tornBytes > 0) {
       process.stderr.write(chalk.yellow(`Recovered: dropped a torn final journal record (${report.tornBytes} bytes, never acknowledged).\n`))
     }
-    this.log(`${chalk.bold('pay sandbox')} ${chalk.dim(`v${running.info.version}`)} ${report.created ? chalk.dim('(new data file)') : ''}`)
+    this.log(line`${paint(chalk.bold, 'pay sandbox')} ${paint(chalk.dim, `v${running.info.version}`)} ${report.created ? paint(chalk.dim, '(new data file)') : ''}`)
     this.log(
       fields([
-        ['URL', chalk.cyan(running.url)],
+        ['URL', paint(chalk.cyan, running.url)],
         ['data file', running.info.dataFile],
-        ['merchant key', merchantKey ?? chalk.yellow('none enabled — pay merchant create')],
+        ['merchant key', merchantKey ?? paint(chalk.yellow, 'none enabled — pay merchant create')],
         ['checkout', `${running.url}/pay/<trackId>`],
         ['callbacks', describePolicy(running.callbacks.policy)],
       ]),
     )
-    this.log(chalk.dim('Ctrl-C to stop'))
+    this.log(paint(chalk.dim, 'Ctrl-C to stop'))
     const result: StartResult = { url: running.url, dataFile: running.info.dataFile, pid: process.pid, merchantKey }
     // One line, so scripts can read the start record before the server stops.
-    if (this.jsonEnabled()) process.stdout.write(`${JSON.stringify(result)}\n`)
+    if (this.jsonEnabled()) process.stdout.write(`${inertJson(JSON.stringify(result))}\n`)
 
     await stopped
     // Already printed at start; returning nothing keeps --json output to that one record.

@@ -1,6 +1,6 @@
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
-import { fields } from '../../src/cli/format.js'
+import { fields, line, paint } from '../../src/cli/format.js'
 import type { Health } from '../../src/client/index.js'
 
 export default class SandboxStatus extends ClientCommand {
@@ -13,7 +13,7 @@ export default class SandboxStatus extends ClientCommand {
   async run(): Promise<Health> {
     const { flags } = await this.parse(SandboxStatus)
     const health = await this.client(flags.url).health()
-    this.log(`${chalk.green('●')} sandbox running at ${chalk.cyan(health.url)}`)
+    this.log(line`${paint(chalk.green, '●')} sandbox running at ${paint(chalk.cyan, health.url)}`)
     this.log(
       fields([
         ['version', health.version],

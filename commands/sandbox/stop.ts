@@ -4,6 +4,7 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { line, paint } from '../../src/cli/format.js'
 import { SandboxClient, SandboxUnreachableError } from '../../src/client/index.js'
 import { isAlive } from '../../src/store/lock.js'
 
@@ -26,7 +27,7 @@ export default class SandboxStop extends ClientCommand {
   ]
 
   static override flags = {
-    timeout: Flags.string({ description: 'how long to wait for the sandbox to be gone (e.g. 10s, 500ms, 1m)', default: '10s' }),
+    timeout: Flags.string({ description: 'how long to wait for the sandbox to be gone, up to 24h (e.g. 10s, 500ms, 1m)', default: '10s' }),
   }
 
   async run(): Promise<StopResult> {
@@ -47,7 +48,7 @@ export default class SandboxStop extends ClientCommand {
       }
       await sleep(50)
     }
-    this.log(`${chalk.green('✔')} Stopped the sandbox at ${chalk.cyan(health.url)} (pid ${health.pid}); state saved to ${health.dataFile}`)
+    this.log(line`${paint(chalk.green, '✔')} Stopped the sandbox at ${paint(chalk.cyan, health.url)} (pid ${health.pid}); state saved to ${health.dataFile}`)
     return { stopped: true, url: health.url, pid: health.pid, dataFile: health.dataFile }
   }
 }

@@ -4,6 +4,7 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { line, paint } from '../../src/cli/format.js'
 import { type Health, SandboxUnreachableError } from '../../src/client/index.js'
 
 export default class SandboxWait extends ClientCommand {
@@ -15,7 +16,7 @@ export default class SandboxWait extends ClientCommand {
   ]
 
   static override flags = {
-    timeout: Flags.string({ description: 'how long to wait (e.g. 30s, 500ms, 2m)', default: '30s' }),
+    timeout: Flags.string({ description: 'how long to wait, up to 24h (e.g. 30s, 500ms, 2m)', default: '30s' }),
   }
 
   async run(): Promise<Health> {
@@ -26,7 +27,7 @@ export default class SandboxWait extends ClientCommand {
     for (;;) {
       try {
         const health = await client.health()
-        this.log(`${chalk.green('●')} sandbox ready at ${chalk.cyan(health.url)}`)
+        this.log(line`${paint(chalk.green, '●')} sandbox ready at ${paint(chalk.cyan, health.url)}`)
         return health
       } catch (error) {
         if (!(error instanceof SandboxUnreachableError)) throw error

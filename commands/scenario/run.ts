@@ -4,8 +4,10 @@ import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { Styled } from '../../src/cli/format.js'
 import type { SandboxOptions } from '../../src/index.js'
 import type { SandboxClient } from '../../src/client/index.js'
+import { forTerminal, inertJson } from '../../src/domain/display.js'
 import { loadScenarios } from '../../src/scenario/load.js'
 import { REPORTERS, scenarioHeading, stepLine, summaryLine, toJUnit, type Reporter } from '../../src/scenario/report.js'
 import { runScenarios, type RunReport } from '../../src/scenario/run.js'
@@ -44,8 +46,9 @@ export default class ScenarioRun extends ClientCommand {
     const { scenarios, problems } = await loadScenarios(files)
     if (problems.length > 0) {
       const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`
-      this.fail(`${count} in scenario files; nothing was run:\n  ${problems.join('\n  ')}`, ExitCode.usage, {
+      this.fail(`${count} in scenario files; nothing was run:\n  ${problems.map((p) => forTerminal(p)).join('\n  ')}`, ExitCode.usage, {
         code: 'invalid_scenario',
+        multiline: true,
       })
     }
     const reporter: Reporter = this.jsonEnabled() ? 'json' : flags.reporter
@@ -82,8 +85,9 @@ export default class ScenarioRun extends ClientCommand {
         client,
         ...(streaming
           ? {
-              onScenarioStart: (s) => this.log(scenarioHeading(s, paint)),
-              onStep: (_s, step) => this.log(stepLine(step, paint)),
+              // The reporter makes every name, title and message inert before painting it.
+              onScenarioStart: (s) => this.log(new Styled(scenarioHeading(s, paint))),
+              onStep: (_s, step) => this.log(new Styled(stepLine(step, paint))),
             }
           : {}),
       })
@@ -93,9 +97,9 @@ export default class ScenarioRun extends ClientCommand {
       await stop?.()
     }
 
-    if (streaming) this.log(summaryLine(report, paint))
+    if (streaming) this.log(new Styled(summaryLine(report, paint)))
     if (reporter !== 'human' && !this.jsonEnabled()) {
-      const text = reporter === 'junit' ? toJUnit(report) : `${JSON.stringify(report, null, 2)}\n`
+      const text = reporter === 'junit' ? toJUnit(report) : `${inertJson(JSON.stringify(report, null, 2))}\n`
       if (flags.output !== undefined) {
         try {
           await mkdir(dirname(flags.output), { recursive: true })

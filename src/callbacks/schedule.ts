@@ -1,5 +1,9 @@
 /** How callbacks are sent: per-attempt timeout, the waits between attempts, how many go out at once. Pure. */
 
+import { formatDuration, MAX_DURATION_MS, parseDuration, readDuration } from '../domain/duration.js'
+
+export { formatDuration }
+
 export interface CallbackPolicy {
   /** Retries after the first attempt; 0 means one attempt only. */
   retries: number
@@ -20,7 +24,8 @@ export const DEFAULT_CALLBACK_POLICY: Readonly<CallbackPolicy> = Object.freeze({
 
 export const MAX_RETRIES = 100
 export const MAX_TIMEOUT_MS = 60_000
-export const MAX_WAIT_MS = 24 * 60 * 60 * 1000
+/** Longest wait before a retry: the longest duration any flag takes. */
+export const MAX_WAIT_MS = MAX_DURATION_MS
 export const MAX_CONCURRENCY = 1024
 
 /** Fills in defaults and checks ranges; throws a RangeError naming the bad setting. */
@@ -61,19 +66,6 @@ export function longestWait(policy: CallbackPolicy): number {
   return policy.scheduleMs.reduce((a, b) => Math.max(a, b), 0)
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 }
-
-/**
- * Parses a duration: `500ms`, `1.5s`, `2m`; a bare number is seconds (as curl's --max-time).
- * Returns undefined for anything else.
- */
-export function parseDuration(text: string): number | undefined {
-  const match = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m)?\s*$/i.exec(text)
-  if (!match) return undefined
-  const value = Number(match[1]) * UNIT_MS[(match[2] ?? 's').toLowerCase()]!
-  return Number.isFinite(value) ? Math.round(value) : undefined
-}
-
 /** Parses a comma-separated list of durations, e.g. `1s,5s,30s`. */
 export function parseSchedule(text: string): number[] | undefined {
   const parts = text.split(',')
@@ -86,13 +78,6 @@ export function parseSchedule(text: string): number[] | undefined {
   return out
 }
 
-/** `1500` → `1.5s`, `250` → `250ms`, for console lines. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`
-  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`
-  return `${Number((ms / 60_000).toFixed(1))}m`
-}
-
 /**
  * The policy from `pay sandbox start` flags (text as typed); throws a RangeError naming the flag.
  * Retries default to the schedule's length when only a schedule is given.
@@ -102,16 +87,14 @@ export function policyFromFlags(flags: { retries?: number; timeout?: string; sch
   if (flags.retries !== undefined) input.retries = flags.retries
   if (flags.concurrency !== undefined) input.concurrency = flags.concurrency
   if (flags.timeout !== undefined) {
-    const ms = parseDuration(flags.timeout)
-    if (ms === undefined || ms < 1 || ms > MAX_TIMEOUT_MS) {
-      throw new RangeError(`--callback-timeout must be a duration from 1ms to ${MAX_TIMEOUT_MS / 1000}s, e.g. 500ms or 5s; a bare number is seconds (got ${JSON.stringify(flags.timeout)})`)
-    }
-    input.timeoutMs = ms
+    const read = readDuration('--callback-timeout', flags.timeout, { min: 1, max: MAX_TIMEOUT_MS })
+    if ('problem' in read) throw new RangeError(read.problem)
+    input.timeoutMs = read.ms
   }
   if (flags.schedule !== undefined) {
     const waits = parseSchedule(flags.schedule)
     if (waits === undefined || waits.some((w) => w > MAX_WAIT_MS)) {
-      throw new RangeError(`--callback-schedule must be comma-separated durations of at most 24h, e.g. 1s,5s,30s (got ${JSON.stringify(flags.schedule)})`)
+      throw new RangeError(`--callback-schedule must be comma-separated durations of at most ${formatDuration(MAX_WAIT_MS)}, e.g. 1s,5s,30s (got ${JSON.stringify(flags.schedule)})`)
     }
     input.scheduleMs = waits
   }

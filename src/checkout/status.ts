@@ -33,21 +33,28 @@ export function checkoutStatus(payment: Payment): CheckoutStatus {
 }
 
 /**
- * The merchant's returnUrl with `trackId` and `status` appended after its own query, which is kept byte for
- * byte. Only http(s) URLs are followed, whatever was stored.
+ * The merchant's returnUrl with `trackId` and `status` appended to its query, before any fragment. The rest
+ * is the text the merchant sent, byte for byte: it is spliced, not re-serialized by URL (which would
+ * percent-encode quotes and non-ASCII and normalize the host and path). Only http(s) URLs are followed,
+ * whatever was stored.
  */
 export function returnLink(payment: Payment): string | undefined {
-  if (payment.returnUrl === undefined) return undefined
+  const given = payment.returnUrl
+  if (given === undefined) return undefined
   let url: URL
   try {
-    url = new URL(payment.returnUrl)
+    url = new URL(given)
   } catch {
     return undefined
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
+  // As URL parsers read it: the first # starts the fragment, and a ? before it starts the query.
+  const hash = given.indexOf('#')
+  const head = hash === -1 ? given : given.slice(0, hash)
+  const fragment = hash === -1 ? '' : given.slice(hash)
+  const joint = !head.includes('?') ? '?' : head.endsWith('?') || head.endsWith('&') ? '' : '&'
   const added = new URLSearchParams({ trackId: payment.trackId, status: payment.status }).toString()
-  url.search = url.search.length > 1 ? `${url.search}&${added}` : `?${added}`
-  return url.href
+  return `${head}${joint}${added}${fragment}`
 }
 
 export const STATUS_LABEL: Readonly<Record<PaymentStatus, string>> = {

@@ -1,11 +1,16 @@
-import { Command, Errors, Flags } from '@oclif/core'
+import { Command, Errors, Flags, type Interfaces } from '@oclif/core'
 import chalk from 'chalk'
 import { DEFAULT_URL, SandboxApiError, SandboxClient, SandboxUnreachableError } from '../client/index.js'
+import { forTerminal, inertJson } from '../domain/display.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
+import { Styled } from './format.js'
+
+type Output = { [name: string]: unknown }
 
 /**
  * Base of every command: `--json`, `--no-color`, prompts, and one place that turns failures into a message
- * on stderr and an exit code.
+ * on stderr and an exit code. Whatever it prints passes through `forTerminal` unless it is Styled (built by
+ * src/cli/format.ts from inert parts), so text from the sandbox never drives the terminal.
  */
 export abstract class PayCommand extends Command {
   static override enableJsonFlag = true
@@ -32,6 +37,35 @@ export abstract class PayCommand extends Command {
     if (this.argv.includes('--no-color') || process.env.NO_COLOR || this.argv.includes('--json')) chalk.level = 0
   }
 
+  /** An empty argument (`pay callback show ''`) is a usage error naming it, not a request for a list route. */
+  protected override async parse<F extends Output, B extends Output, A extends Output>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const parsed = await super.parse(options, argv)
+    const defined = Object.entries((options ?? this.ctor).args ?? {})
+    parsed.argv.forEach((value, i) => {
+      if (value !== '') return
+      const [name, arg] = defined[Math.min(i, defined.length - 1)] ?? ['argument', undefined]
+      const what = arg?.description ? ` — expected ${arg.description}` : ''
+      throw new PayError(`the ${name} argument is empty${what}`, ExitCode.usage, { code: 'usage' })
+    })
+    return parsed
+  }
+
+  override log(message: string | Styled = ''): void {
+    super.log(message instanceof Styled ? message.text : forTerminal(message))
+  }
+
+  override logToStderr(message: string | Styled = ''): void {
+    super.logToStderr(message instanceof Styled ? message.text : forTerminal(message))
+  }
+
+  /** Exact data; only C1 and bidi controls, which JSON leaves raw, are written as \u escapes. */
+  override logJson(json: unknown): void {
+    process.stdout.write(`${inertJson(JSON.stringify(json, null, 2))}\n`)
+  }
+
   /** Whether a person is at a terminal who can be asked for a missing value. */
   protected canPrompt(): boolean {
     return Boolean(process.stdin.isTTY && process.stderr.isTTY && !process.env.CI)
@@ -55,7 +89,7 @@ export abstract class PayCommand extends Command {
     return select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, { output: process.stderr })
   }
 
-  protected fail(message: string, exit: ExitCodeValue, options: { code?: string; suggestions?: string[] } = {}): never {
+  protected fail(message: string, exit: ExitCodeValue, options: { code?: string; suggestions?: string[]; multiline?: boolean } = {}): never {
     throw new PayError(message, exit, options)
   }
 
@@ -65,7 +99,8 @@ export abstract class PayCommand extends Command {
     if (this.jsonEnabled()) {
       this.logJson({ error: { code: failure.code, message: failure.message, exit: failure.exit } })
     }
-    const lines = [`${chalk.red('Error:')} ${failure.message}`, ...failure.suggestions.map((s) => `  ${chalk.dim('→')} ${s}`)]
+    const message = forTerminal(failure.message, { multiline: failure.multiline })
+    const lines = [`${chalk.red('Error:')} ${message}`, ...failure.suggestions.map((s) => `  ${chalk.dim('→')} ${forTerminal(s)}`)]
     process.stderr.write(`${lines.join('\n')}\n`)
   }
 
@@ -96,7 +131,8 @@ function toPayError(err: Error & { oclif?: { exit?: number } }): PayError {
     // oclif's own parse errors: missing or unknown flags and arguments.
     const message = err.message.replace(/\n\s*See more help with --help$/, '')
     const exit = err.oclif?.exit === 0 ? ExitCode.ok : ExitCode.usage
-    return new PayError(message, exit, { code: 'usage', suggestions: ['see --help'] })
+    // Its lines (e.g. a list of missing arguments) are oclif's, naming what was typed.
+    return new PayError(message, exit, { code: 'usage', suggestions: ['see --help'], multiline: true })
   }
   return new PayError(err.message || String(err), ExitCode.error, { code: 'unexpected' })
 }

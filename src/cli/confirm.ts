@@ -1,3 +1,4 @@
+import { forTerminal } from '../domain/display.js'
 import { ExitCode, PayError } from './exit-codes.js'
 
 /**
@@ -12,6 +13,6 @@ export async function confirmDestructive(options: { yes: boolean; canPrompt: boo
     })
   }
   const { confirm } = await import('@inquirer/prompts')
-  const ok = await confirm({ message: options.question, default: false }, { output: process.stderr })
+  const ok = await confirm({ message: forTerminal(options.question), default: false }, { output: process.stderr })
   if (!ok) throw new PayError('cancelled; nothing was changed', ExitCode.error, { code: 'cancelled' })
 }

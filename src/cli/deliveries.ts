@@ -1,7 +1,8 @@
 import chalk from 'chalk'
 import { reportedStatus } from '../callbacks/delivery.js'
+import { forTerminal } from '../domain/display.js'
 import type { Delivery, DeliveryAttempt, DeliveryState } from '../domain/types.js'
-import { fields, table } from './format.js'
+import { fields, line, lines, paint, Styled, table } from './format.js'
 
 const stateColor: Record<DeliveryState, (s: string) => string> = {
   pending: chalk.yellow,
@@ -9,8 +10,8 @@ const stateColor: Record<DeliveryState, (s: string) => string> = {
   failed: chalk.red,
 }
 
-export function state(s: DeliveryState): string {
-  return (stateColor[s] ?? ((x: string) => x))(s)
+export function state(s: DeliveryState): Styled {
+  return paint(stateColor[s] ?? ((x: string) => x), s)
 }
 
 /** `200`, `500`, or a short form of the network error of the last attempt. */
@@ -23,13 +24,13 @@ function lastOutcome(d: Delivery): string {
   return 'error'
 }
 
-export function deliveryTable(deliveries: Delivery[]): string {
+export function deliveryTable(deliveries: Delivery[]): Styled {
   return table(
     ['ID', 'TRACK ID', 'STATUS', 'STATE', 'ATTEMPTS', 'HTTP', 'URL'],
     deliveries.map((d) => [
       d.id,
       d.trackId,
-      `${reportedStatus(d) ?? d.event}${d.replayOf ? chalk.dim(' (replay)') : ''}`,
+      d.replayOf ? line`${reportedStatus(d) ?? d.event}${paint(chalk.dim, ' (replay)')}` : (reportedStatus(d) ?? d.event),
       state(d.state),
       `${d.attempts.length}/${d.maxRetries + 1}`,
       lastOutcome(d),
@@ -38,22 +39,22 @@ export function deliveryTable(deliveries: Delivery[]): string {
   )
 }
 
-function attemptLine(a: DeliveryAttempt): string {
-  const answer = a.status !== undefined ? `HTTP ${a.status}` : chalk.red(a.error ?? 'no answer')
+function attemptLine(a: DeliveryAttempt): Styled {
+  const answer = a.status !== undefined ? `HTTP ${a.status}` : paint(chalk.red, a.error ?? 'no answer')
   const ok = a.status !== undefined && a.status >= 200 && a.status < 300
-  const head = `${ok ? chalk.green('✔') : chalk.red('✖')} #${a.attempt}  ${a.at}  ${answer}  ${a.durationMs} ms`
-  const lines = [head]
-  if (a.status !== undefined && a.error && !/^HTTP \d+$/.test(a.error)) lines.push(`     ${chalk.dim('error')} ${a.error}`)
+  const out = [line`${ok ? paint(chalk.green, '✔') : paint(chalk.red, '✖')} #${a.attempt}  ${a.at}  ${answer}  ${a.durationMs} ms`]
+  if (a.status !== undefined && a.error && !/^HTTP \d+$/.test(a.error)) out.push(line`     ${paint(chalk.dim, 'error')} ${a.error}`)
   if (a.responseExcerpt !== undefined) {
-    const excerpt = a.responseExcerpt.replace(/\r?\n/g, '\n       ')
-    lines.push(`     ${chalk.dim('response')} ${excerpt}${a.truncated ? chalk.dim(' …(cut)') : ''}`)
+    // A body may hold lines; each is shown inert and indented under the first.
+    const excerpt = forTerminal(a.responseExcerpt, { multiline: true }).replace(/\n/g, '\n       ')
+    out.push(new Styled(`     ${chalk.dim('response')} ${excerpt}${a.truncated ? chalk.dim(' …(cut)') : ''}`))
   }
-  return lines.join('\n')
+  return lines(out)
 }
 
 /** Everything about one delivery: the request, then each attempt. */
-export function deliveryDetails(d: Delivery): string {
-  const out = [
+export function deliveryDetails(d: Delivery): Styled {
+  return lines([
     fields([
       ['delivery', d.id],
       ['trackId', d.trackId],
@@ -66,27 +67,26 @@ export function deliveryDetails(d: Delivery): string {
       ['next attempt', d.state === 'pending' ? d.nextAttemptAt : undefined],
       ['attempts', `${d.attempts.length} of at most ${d.maxRetries + 1}`],
     ]),
-    '',
-    chalk.bold('Request'),
-    ...Object.entries(d.headers).map(([k, v]) => `  ${chalk.dim(`${k}:`)} ${v}`),
-    `  ${chalk.dim('X-Pay-Sandbox-Attempt:')} <attempt number>`,
-    '',
+    line``,
+    paint(chalk.bold, 'Request'),
+    ...Object.entries(d.headers).map(([k, v]) => line`  ${paint(chalk.dim, `${k}:`)} ${v}`),
+    line`  ${paint(chalk.dim, 'X-Pay-Sandbox-Attempt:')} <attempt number>`,
+    line``,
+    // JSON.stringify escapes C0 controls itself; C1 and bidi controls are made inert per line.
     ...JSON.stringify(d.body, null, 2)
       .split('\n')
-      .map((l) => `  ${l}`),
-    '',
-    chalk.bold('Attempts'),
-    ...(d.attempts.length === 0 ? ['  none yet'] : d.attempts.map((a) => `  ${attemptLine(a)}`)),
-  ]
-  return out.join('\n')
+      .map((l) => line`  ${l}`),
+    line``,
+    paint(chalk.bold, 'Attempts'),
+    ...(d.attempts.length === 0 ? [line`  none yet`] : d.attempts.map((a) => line`  ${attemptLine(a)}`)),
+  ])
 }
 
 /** One line per replay: what was sent where and what came back. */
-export function replayLine(d: Delivery): string {
+export function replayLine(d: Delivery): Styled {
   const a = d.attempts.at(-1)
   const ok = d.state === 'delivered'
-  const what = `${d.replayOf ?? d.id} (trackId ${d.trackId}, ${reportedStatus(d) ?? d.event})`
   const answer = !a ? 'not sent' : a.status !== undefined ? `HTTP ${a.status}` : (a.error ?? 'no answer')
   const took = a ? ` in ${a.durationMs} ms` : ''
-  return `${ok ? chalk.green('✔') : chalk.red('✖')} ${what} → ${d.url}: ${answer}${took}`
+  return line`${ok ? paint(chalk.green, '✔') : paint(chalk.red, '✖')} ${d.replayOf ?? d.id} (trackId ${d.trackId}, ${reportedStatus(d) ?? d.event}) → ${d.url}: ${answer}${took}`
 }

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path'
 import chalk from 'chalk'
 import { SandboxClient } from '../client/index.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
-import { fields } from './format.js'
+import { fields, line, paint, type Styled } from './format.js'
 
 export interface DetachedStart {
   url: string
@@ -26,7 +26,7 @@ export interface DetachOptions {
   /** More `pay sandbox start` flags for the background process (e.g. callback settings). */
   extraArgs?: string[]
   /** Human output (silent under --json). */
-  say: (line: string) => void
+  say: (text: Styled) => void
   timeoutMs?: number
 }
 
@@ -75,17 +75,17 @@ export async function startDetached(options: DetachOptions): Promise<DetachedSta
     record ??= startRecord(text)
     if (record && (await answers(record.url, record.pid))) {
       child.unref()
-      options.say(`${chalk.green('✔')} Sandbox running in the background`)
+      options.say(line`${paint(chalk.green, '✔')} Sandbox running in the background`)
       options.say(
         fields([
-          ['URL', chalk.cyan(record.url)],
+          ['URL', paint(chalk.cyan, record.url)],
           ['pid', record.pid],
           ['data file', record.dataFile],
           ['log', log],
           ['merchant key', record.merchantKey],
         ]),
       )
-      options.say(chalk.dim(`Stop it with: pay sandbox stop --url ${record.url}`))
+      options.say(paint(chalk.dim, `Stop it with: pay sandbox stop --url ${record.url}`))
       return { ...record, log }
     }
     if (exit) {

@@ -37,11 +37,14 @@ export class PayError extends Error {
   readonly exit: ExitCodeValue
   readonly code: string
   readonly suggestions: string[]
-  constructor(message: string, exit: ExitCodeValue, options: { code?: string; suggestions?: string[] } = {}) {
+  /** The message's lines were made inert one by one, so its newlines are kept; otherwise they are escaped. */
+  readonly multiline: boolean
+  constructor(message: string, exit: ExitCodeValue, options: { code?: string; suggestions?: string[]; multiline?: boolean } = {}) {
     super(message)
     this.name = 'PayError'
     this.exit = exit
     this.code = options.code ?? 'error'
     this.suggestions = options.suggestions ?? []
+    this.multiline = options.multiline ?? false
   }
 }

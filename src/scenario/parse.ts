@@ -21,7 +21,7 @@ export const STEP_KINDS = ['receiver', 'merchant', 'disable', 'enable', 'create'
 const COMMON_KEYS = ['title', 'expect']
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 const RESERVED = new Set(['sandbox', 'repeat'])
-export const LIMITS = { waitMs: 60_000, withinMs: 120_000, defaultWithinMs: 5_000, failFirst: 100, steps: 500 } as const
+export const LIMITS = { waitMs: 60_000, withinMs: 120_000, defaultWithinMs: 5_000, failFirst: 100, steps: 500, depth: 64 } as const
 
 /** Problems found in one file; nothing in it runs. */
 export class ScenarioFileError extends Error {
@@ -45,6 +45,10 @@ export function parseScenario(text: string, file: string): { scenario: Scenario 
   } catch (error) {
     return { problems: [`${file}: not valid JSON: ${jsonErrorWhere(text, (error as Error).message)}`] }
   }
+  // Checking and running walk values recursively; a deeper file would overflow the stack.
+  if (deeperThan(doc, LIMITS.depth)) {
+    return { problems: [`${file}: arrays and objects nested more than ${LIMITS.depth} levels deep; a scenario needs far fewer`] }
+  }
   const checker = new Checker(file)
   const scenario = checker.scenario(doc)
   return checker.problems.length > 0 || !scenario ? { problems: checker.problems } : { scenario }
@@ -55,6 +59,18 @@ export function parseScenarioOrThrow(text: string, file: string): Scenario {
   const parsed = parseScenario(text, file)
   if ('problems' in parsed) throw new ScenarioFileError(file, parsed.problems)
   return parsed.scenario
+}
+
+/** Whether arrays and objects nest more than `limit` levels; iterative, so any depth is safe to measure. */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [v, depth] = next
+    if (typeof v !== 'object' || v === null) continue
+    if (depth > limit) return true
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1])
+  }
+  return false
 }
 
 function jsonErrorWhere(text: string, message: string): string {

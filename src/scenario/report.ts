@@ -1,3 +1,4 @@
+import { forTerminal } from '../domain/display.js'
 import type { RunReport, ScenarioReport, StepReport } from './run.js'
 
 export const REPORTERS = ['human', 'json', 'junit'] as const
@@ -12,17 +13,22 @@ export interface Paint {
 
 const plain: Paint = { green: (s) => s, red: (s) => s, dim: (s) => s, bold: (s) => s }
 
+/*
+ * Human lines: names, titles, file names and messages come from scenario files and the sandbox's answers, so
+ * each goes through forTerminal before it is painted.
+ */
+
 /** The heading printed before a scenario's steps. */
 export function scenarioHeading(scenario: { name: string; file: string }, paint: Paint = plain): string {
-  return `${paint.bold(scenario.name)} ${paint.dim(`(${scenario.file})`)}`
+  return `${paint.bold(forTerminal(scenario.name))} ${paint.dim(`(${forTerminal(scenario.file)})`)}`
 }
 
 /** One line per step, plus the failure's message indented under it. */
 export function stepLine(step: StepReport, paint: Paint = plain): string {
   const mark = step.outcome === 'passed' ? paint.green('✔') : step.outcome === 'failed' ? paint.red('✖') : paint.dim('-')
-  const label = `${step.number}. ${step.title}`
+  const label = `${step.number}. ${forTerminal(step.title)}`
   const line = step.outcome === 'skipped' ? `  ${mark} ${paint.dim(`${label} (skipped)`)}` : `  ${mark} ${label} ${paint.dim(`${step.ms} ms`)}`
-  return step.message ? `${line}\n      ${paint.red(step.message)}` : line
+  return step.message ? `${line}\n      ${paint.red(forTerminal(step.message))}` : line
 }
 
 export function summaryLine(report: RunReport, paint: Paint = plain): string {
@@ -78,8 +84,12 @@ function seconds(ms: number): string {
 /** Characters XML 1.0 cannot carry at all, even escaped. */
 const INVALID_XML = /[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu
 
+/**
+ * Control characters written out as for a terminal (the report is often printed, or shown by a CI page),
+ * which also leaves none that XML 1.0 forbids; what else XML cannot carry (lone surrogates, U+FFFE) becomes U+FFFD.
+ */
 function text(s: string): string {
-  return s.replace(INVALID_XML, '\ufffd').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  return forTerminal(s, { multiline: true }).replace(INVALID_XML, '\ufffd').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 }
 
 function attr(s: string): string {

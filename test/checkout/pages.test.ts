@@ -56,6 +56,22 @@ describe('checkout and dashboard over HTTP', () => {
     })
   })
 
+  test.each([
+    // Quotes, non-ASCII, an encoded space, an empty value and a bare key: what URL re-serializing would change.
+    [`https://shop.example/thanks?q="a"&s='b'&t=<c>&name=café&x=%20&empty=&flag`, '&'],
+    ['https://Shop.Example:443/a/../thanks?order=7#receipt', '&', '#receipt'],
+    ['https://shop.example/thanks', '?'],
+    ['https://shop.example/thanks?', ''],
+    ['https://shop.example/thanks?order=7&', ''],
+    ['https://shop.example/thanks#top?not-a-query', '?', '#top?not-a-query'],
+  ])('the return link is %s as given, byte for byte, with trackId and status added to its query', async (given, joint, fragment = '') => {
+    const trackId = await create({ returnUrl: given })
+    await sb.client.simulate(trackId, { outcome: 'paid' })
+    const status = await sb.client.raw({ method: 'GET', path: `/pay/${trackId}/status` })
+    const head = fragment ? given.slice(0, given.length - fragment.length) : given
+    expect((status.json as { returnUrl: string }).returnUrl).toBe(`${head}${joint}trackId=${trackId}&status=paid${fragment}`)
+  })
+
   test('the page simulate endpoint answers the new status, and 4xx JSON for what it cannot do', async () => {
     const trackId = await create()
     const ok = await sb.client.raw({ method: 'POST', path: `/pay/${trackId}/simulate`, body: { outcome: 'unfinalized', asset: 'LTC' } })

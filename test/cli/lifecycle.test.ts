@@ -122,7 +122,7 @@ describe('wait', () => {
     })
     const bad = await pay(['sandbox', 'wait', '--timeout', 'soon'])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain('--timeout must be a duration such as 30s')
+    expect(bad.stderr).toContain('--timeout must be a duration from 0ms to 24h')
   })
 })
 

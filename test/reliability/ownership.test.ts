@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { copyFile, lstat, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
@@ -21,15 +21,29 @@ async function create(url: string, amount: number): Promise<string> {
   return created.trackId
 }
 
-/** A process that only takes the lock of `file`, prints whether it won, and holds it a moment. */
-function contender(file: string): Promise<string> {
+/**
+ * A process that only takes the lock of `file` and says whether it won. It holds on until its stdin is closed,
+ * so a winner is still alive while the others try, however slowly they start.
+ */
+function contender(file: string): { outcome: Promise<string>; release: () => void } {
   const script = `
     const { DataFileLock } = await import(${JSON.stringify(join(ROOT, 'dist/src/store/lock.js'))});
-    try { DataFileLock.acquire(${JSON.stringify(file)}, new Date().toISOString()); console.log('won'); await new Promise((r) => setTimeout(r, 300)) }
-    catch (e) { console.log(e.name) }`
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['--input-type=module', '-e', script], (error, stdout) => resolve(error ? `exit ${error.code}` : stdout.trim()))
+    try { DataFileLock.acquire(${JSON.stringify(file)}, new Date().toISOString()); console.log('won') }
+    catch (e) { console.log(e.name) }
+    process.stdin.resume(); process.stdin.on('end', () => process.exit(0))`
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] })
+  onTestFinished(() => {
+    child.kill('SIGKILL')
   })
+  let out = ''
+  const outcome = new Promise<string>((resolve) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString()
+      if (out.includes('\n')) resolve(out.trim())
+    })
+    child.once('exit', (code) => resolve(out.trim() || `exit ${code}`))
+  })
+  return { outcome, release: () => child.stdin.end() }
 }
 
 test('of several starts racing for a stale lock, exactly one wins, every time', async () => {
@@ -37,7 +51,9 @@ test('of several starts racing for a stale lock, exactly one wins, every time', 
   for (let round = 0; round < 12; round++) {
     // What a sandbox killed with -9 leaves behind: a lock naming a process that is gone.
     await writeFile(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + round, startedAt: new Date().toISOString() }))
-    const outcomes = await Promise.all(Array.from({ length: 4 }, () => contender(file)))
+    const contenders = Array.from({ length: 4 }, () => contender(file))
+    const outcomes = await Promise.all(contenders.map((c) => c.outcome))
+    for (const c of contenders) c.release()
     expect(outcomes.filter((o) => o === 'won'), `round ${round}: ${outcomes.join(', ')}`).toHaveLength(1)
     expect(outcomes.filter((o) => o !== 'won').every((o) => o === 'DataFileInUseError')).toBe(true)
   }
