@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
+import type { AllowedHosts } from '../domain/request-guard.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { installErrorHandling } from './errors.js'
+import { installGuard } from './guard.js'
 import type { SandboxInfo } from './info.js'
 import { apiRoutes } from './routes/api.js'
 import { checkoutRoutes } from './routes/checkout.js'
@@ -17,6 +19,8 @@ export interface AppOptions {
   logError?: (error: unknown) => void
   /** Called after `POST /_sandbox/shutdown` is answered; should stop the sandbox as SIGTERM would. */
   onShutdownRequest?: () => void
+  /** Host names answered besides IP literals and localhost (default none); `all` answers any Host. */
+  allowedHosts?: AllowedHosts
   /** Extra route plugins (checkout pages, callbacks control). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
 }
@@ -39,6 +43,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // JSON only: without this, text/plain bodies would be parsed as strings.
   app.removeContentTypeParser('text/plain')
   installErrorHandling(app, options.logError ?? (() => {}))
+  installGuard(app, options.allowedHosts ?? [])
 
   const log = options.log
   if (log) {

@@ -1,7 +1,9 @@
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { CallbackDispatcher } from '../callbacks/dispatcher.js'
 import { type CallbackPolicy, resolvePolicy } from '../callbacks/schedule.js'
+import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError } from '../store/errors.js'
 import { type OpenReport, Store } from '../store/store.js'
@@ -32,6 +34,12 @@ export interface StartOptions {
    * by default the sandbox just stops.
    */
   onShutdownRequest?: () => void
+  /**
+   * Host names the sandbox answers besides IP literals, localhost and *.localhost (and `host` when it is a
+   * name), e.g. a docker-compose service name; `.example.test` allows a domain and its subdomains. `true`
+   * answers any Host, which lets any web page read and change the sandbox through DNS rebinding.
+   */
+  allowedHosts?: readonly string[] | true
 }
 
 export interface RunningSandbox {
@@ -60,6 +68,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const port = options.port ?? DEFAULT_PORT
   const now = options.now ?? (() => new Date())
   const policy = resolvePolicy(options.callbacks)
+  const allowedHosts = resolveAllowedHosts(options.allowedHosts, host)
   const { store, report } = await Store.open({
     file: dataFile,
     now,
@@ -74,6 +83,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     info: () => info,
     ...(options.log ? { log: options.log } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
+    allowedHosts,
     onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
     plugins: [callbackRoutes(store, callbacks)],
   })
@@ -114,6 +124,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
       })()),
   }
   return running
+}
+
+/** The option checked, plus the listening host when it is a name: whoever listens there expects to be reached by it. */
+function resolveAllowedHosts(option: readonly string[] | true | undefined, host: string): AllowedHosts {
+  if (option === true) return 'all'
+  const parsed = parseAllowedHosts(option ?? [])
+  if ('error' in parsed) throw new TypeError(parsed.error)
+  if (parsed.hosts === 'all' || isIP(host) !== 0) return parsed.hosts
+  return [...parsed.hosts, host.toLowerCase()]
 }
 
 export { DataFileError }
