@@ -11,6 +11,15 @@ import { sandboxRoutes } from './routes/sandbox.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
+/** How long a client may take to send a request's headers, and the whole request (headers and body). */
+export interface RequestTimeouts {
+  headersMs: number
+  requestMs: number
+}
+
+/** Local clients send a request at once; a connection that trickles is closed with 408. */
+export const DEFAULT_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 }
+
 export interface AppOptions {
   service: SandboxService
   info: () => SandboxInfo
@@ -21,8 +30,14 @@ export interface AppOptions {
   onShutdownRequest?: () => void
   /** Host names answered besides IP literals and localhost (default none); `all` answers any Host. */
   allowedHosts?: AllowedHosts
+  timeouts?: RequestTimeouts
   /** Extra route plugins (checkout pages, callbacks control). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
+}
+
+function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
+  const shortest = Math.min(...[headersMs, requestMs].filter((ms) => ms > 0))
+  return Number.isFinite(shortest) ? Math.max(20, Math.min(1000, Math.floor(shortest / 5))) : 30_000
 }
 
 /** Quiet paths: polled often, not worth a console line each. */
@@ -30,8 +45,16 @@ const QUIET = /^\/(_sandbox\/health|pay\/[^/]+\/(status|events)|assets\/)/
 
 /** Builds the Fastify app without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS
   const app = Fastify({
     logger: false,
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      // Node looks for expired requests this often (its default, 30 s, would double the time allowed).
+      connectionsCheckingInterval: checkingInterval(timeouts),
+    },
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
     return503OnClosing: false,

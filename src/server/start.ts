@@ -8,7 +8,7 @@ import { SandboxService } from '../service/sandbox.js'
 import { DataFileError } from '../store/errors.js'
 import { type OpenReport, Store } from '../store/store.js'
 import { version } from '../version.js'
-import { buildApp } from './app.js'
+import { buildApp, DEFAULT_TIMEOUTS, type RequestTimeouts } from './app.js'
 import type { SandboxInfo } from './info.js'
 import { callbackRoutes } from './routes/callbacks.js'
 
@@ -40,6 +40,8 @@ export interface StartOptions {
    * answers any Host, which lets any web page read and change the sandbox through DNS rebinding.
    */
   allowedHosts?: readonly string[] | true
+  /** Time allowed to send the headers (default 10 s) and the whole request (default 30 s); then 408 and close. 0: no limit. */
+  timeouts?: Partial<RequestTimeouts>
 }
 
 export interface RunningSandbox {
@@ -69,6 +71,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const now = options.now ?? (() => new Date())
   const policy = resolvePolicy(options.callbacks)
   const allowedHosts = resolveAllowedHosts(options.allowedHosts, host)
+  const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
+  // Node refuses a headers timeout longer than the request's.
+  const headersMs = Math.min(options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs, requestMs || Infinity)
   const { store, report } = await Store.open({
     file: dataFile,
     now,
@@ -84,6 +89,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     ...(options.log ? { log: options.log } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
     allowedHosts,
+    timeouts: { headersMs, requestMs },
     onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
     plugins: [callbackRoutes(store, callbacks)],
   })
