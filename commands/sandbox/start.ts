@@ -21,6 +21,7 @@ export default class SandboxStart extends PayCommand {
     '<%= config.bin %> <%= command.id %> --port 0 --data ./tmp/sandbox.json',
     'PAY_SANDBOX_PORT=9000 <%= config.bin %> <%= command.id %> --quiet',
     '<%= config.bin %> <%= command.id %> --detach --json',
+    '<%= config.bin %> <%= command.id %> --host 0.0.0.0 --allowed-hosts sandbox',
   ]
 
   static override flags = {
@@ -28,6 +29,11 @@ export default class SandboxStart extends PayCommand {
     host: Flags.string({ description: 'address to listen on', env: 'PAY_SANDBOX_HOST', default: '127.0.0.1' }),
     data: Flags.string({ description: 'data file', env: 'PAY_SANDBOX_DATA', default: '.pay-sandbox/data.json' }),
     quiet: Flags.boolean({ description: 'no request log lines' }),
+    'allowed-hosts': Flags.string({
+      description:
+        'host names to answer besides IP addresses, localhost and *.localhost, comma-separated (e.g. a docker-compose service name; .example.test also takes in its subdomains; all answers any name, which lets web pages reach the sandbox)',
+      env: 'PAY_SANDBOX_ALLOWED_HOSTS',
+    }),
     'callback-retries': Flags.integer({
       description: 'retries after a failed callback attempt (0: one attempt only) [default: 3]',
       env: 'PAY_SANDBOX_CALLBACK_RETRIES',
@@ -67,6 +73,11 @@ export default class SandboxStart extends PayCommand {
     } catch (error) {
       this.fail((error as Error).message, ExitCode.usage, { code: 'usage' })
     }
+    const { allowedHostsFlag, parseAllowedHosts } = await import('../../src/domain/request-guard.js')
+    const parsed = parseAllowedHosts(flags['allowed-hosts']?.split(',') ?? [])
+    if ('error' in parsed) this.fail(parsed.error, ExitCode.usage)
+    const allowedHosts = parsed.hosts
+    const allowedFlag = allowedHostsFlag(allowedHosts)
     if (flags.detach) {
       const { startDetached } = await import('../../src/cli/detach.js')
       return startDetached({
@@ -83,6 +94,7 @@ export default class SandboxStart extends PayCommand {
           ...(callbacks.scheduleMs.length > 0 ? ['--callback-schedule', callbacks.scheduleMs.map((ms) => `${ms}ms`).join(',')] : []),
           '--callback-concurrency',
           String(callbacks.concurrency),
+          ...(allowedFlag !== undefined ? ['--allowed-hosts', allowedFlag] : []),
         ],
         say: (line) => this.log(line),
       })
@@ -102,6 +114,7 @@ export default class SandboxStart extends PayCommand {
         host: flags.host,
         dataFile: flags.data,
         callbacks,
+        allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
         ...(flags.quiet ? {} : { log: out }),
         onShutdownRequest: () => requestStop('shutdown requested'),
         warn: (line) => process.stderr.write(`${chalk.yellow(forTerminal(line))}\n`),
@@ -148,6 +161,13 @@ export default class SandboxStart extends PayCommand {
         ),
       )
     }
+    if (allowedHosts === 'all') {
+      process.stderr.write(
+        chalk.bold.red(
+          'WARNING: --allowed-hosts all: the sandbox answers any Host name, so any web page you visit can read its API keys and payments through DNS rebinding. Name the hosts instead, e.g. --allowed-hosts sandbox.\n',
+        ),
+      )
+    }
     const { report } = running
     if (report.tornBytes > 0) {
       process.stderr.write(chalk.yellow(`Recovered: dropped a torn final journal record (${report.tornBytes} bytes, never acknowledged).\n`))
@@ -159,6 +179,7 @@ export default class SandboxStart extends PayCommand {
         ['data file', running.info.dataFile],
         ['merchant key', merchantKey ?? paint(chalk.yellow, 'none enabled — pay merchant create')],
         ['checkout', `${running.url}/pay/<trackId>`],
+        ['also answers', allowedHosts === 'all' ? chalk.red('any host name') : allowedFlag],
         ['callbacks', describePolicy(running.callbacks.policy)],
       ]),
     )

@@ -138,3 +138,13 @@ export function notFoundPage(trackId: string): string {
 </section>`
   return layout({ title: 'Payment not found', body })
 }
+
+/** The page for a request the sandbox refuses to answer (a Host or Origin it does not allow). */
+export function refusedPage(message: string): string {
+  const body = html`<section class="card" aria-labelledby="refused-heading">
+<h1 id="refused-heading">Request refused</h1>
+<p>${message}</p>
+<p class="muted">The sandbox answers only names that cannot point elsewhere (IP addresses, localhost) and the hosts it was started with.</p>
+</section>`
+  return layout({ title: 'Request refused', body })
+}

@@ -125,6 +125,8 @@ export class SandboxClient {
 
   /** A JSON request that must succeed (2xx); a request error throws SandboxApiError. */
   private async call<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+    // The sandbox refuses a POST that does not say application/json, body or not.
+    if (body === undefined && method !== 'GET' && method !== 'HEAD') body = {}
     const res = await this.raw({ method, path, body, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
     if (res.status >= 200 && res.status < 300 && res.json !== undefined) return res.json as T
     const err = res.json as Partial<RequestErrorBody> | undefined

@@ -57,6 +57,12 @@ export const RequestError = {
   invalidJson: { statusCode: 400, error: 'invalid_json' },
   invalidBody: { statusCode: 400, error: 'invalid_body' },
   invalidField: { statusCode: 400, error: 'invalid_field' },
+  /** Host header missing, malformed, or a name not allowed (DNS rebinding). */
+  hostNotAllowed: { statusCode: 403, error: 'host_not_allowed' },
+  /** Origin header of a page whose host is not allowed, or `null` (file:// pages, sandboxed frames). */
+  originNotAllowed: { statusCode: 403, error: 'origin_not_allowed' },
+  /** A state-changing request a browser marks as sent by a page of another origin (Sec-Fetch-Site). */
+  crossSiteRequest: { statusCode: 403, error: 'cross_site_request' },
   notFound: { statusCode: 404, error: 'not_found' },
   methodNotAllowed: { statusCode: 405, error: 'method_not_allowed' },
   conflict: { statusCode: 409, error: 'conflict' },

@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
+import type { AllowedHosts } from '../domain/request-guard.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { installErrorHandling } from './errors.js'
+import { installGuard } from './guard.js'
 import type { SandboxInfo } from './info.js'
 import { apiRoutes } from './routes/api.js'
 import { checkoutRoutes } from './routes/checkout.js'
@@ -8,6 +10,15 @@ import { lifecycleRoutes } from './routes/lifecycle.js'
 import { sandboxRoutes } from './routes/sandbox.js'
 
 export const BODY_LIMIT = 1024 * 1024
+
+/** How long a client may take to send a request's headers, and the whole request (headers and body). */
+export interface RequestTimeouts {
+  headersMs: number
+  requestMs: number
+}
+
+/** Local clients send a request at once; a connection that trickles is closed with 408. */
+export const DEFAULT_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 }
 
 export interface AppOptions {
   service: SandboxService
@@ -17,8 +28,16 @@ export interface AppOptions {
   logError?: (error: unknown) => void
   /** Called after `POST /_sandbox/shutdown` is answered; should stop the sandbox as SIGTERM would. */
   onShutdownRequest?: () => void
+  /** Host names answered besides IP literals and localhost (default none); `all` answers any Host. */
+  allowedHosts?: AllowedHosts
+  timeouts?: RequestTimeouts
   /** Extra route plugins (checkout pages, callbacks control). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
+}
+
+function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
+  const shortest = Math.min(...[headersMs, requestMs].filter((ms) => ms > 0))
+  return Number.isFinite(shortest) ? Math.max(20, Math.min(1000, Math.floor(shortest / 5))) : 30_000
 }
 
 /** Quiet paths: polled often, not worth a console line each. */
@@ -26,8 +45,16 @@ const QUIET = /^\/(_sandbox\/health|pay\/[^/]+\/(status|events)|assets\/)/
 
 /** Builds the Fastify app without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS
   const app = Fastify({
     logger: false,
+    requestTimeout: timeouts.requestMs,
+    http: {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      // Node looks for expired requests this often (its default, 30 s, would double the time allowed).
+      connectionsCheckingInterval: checkingInterval(timeouts),
+    },
     bodyLimit: BODY_LIMIT,
     forceCloseConnections: 'idle',
     return503OnClosing: false,
@@ -39,6 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // JSON only: without this, text/plain bodies would be parsed as strings.
   app.removeContentTypeParser('text/plain')
   installErrorHandling(app, options.logError ?? (() => {}))
+  installGuard(app, options.allowedHosts ?? [])
 
   const log = options.log
   if (log) {

@@ -1,13 +1,15 @@
+import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { CallbackDispatcher } from '../callbacks/dispatcher.js'
 import { type CallbackPolicy, resolvePolicy } from '../callbacks/schedule.js'
+import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError } from '../store/errors.js'
 import type { StoreFs } from '../store/fs.js'
 import { type OpenReport, Store } from '../store/store.js'
 import { version } from '../version.js'
-import { buildApp } from './app.js'
+import { buildApp, DEFAULT_TIMEOUTS, type RequestTimeouts } from './app.js'
 import { nonDecreasing } from '../clock/clock.js'
 import type { SandboxInfo } from './info.js'
 import { callbackRoutes } from './routes/callbacks.js'
@@ -41,6 +43,14 @@ export interface StartOptions {
    * by default the sandbox just stops.
    */
   onShutdownRequest?: () => void
+  /**
+   * Host names the sandbox answers besides IP literals, localhost and *.localhost (and `host` when it is a
+   * name), e.g. a docker-compose service name; `.example.test` allows a domain and its subdomains. `true`
+   * answers any Host, which lets any web page read and change the sandbox through DNS rebinding.
+   */
+  allowedHosts?: readonly string[] | true
+  /** Time allowed to send the headers (default 10 s) and the whole request (default 30 s); then 408 and close. 0: no limit. */
+  timeouts?: Partial<RequestTimeouts>
 }
 
 export interface RunningSandbox {
@@ -69,6 +79,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const port = options.port ?? DEFAULT_PORT
   const now = nonDecreasing(options.now ?? (() => new Date()))
   const policy = resolvePolicy(options.callbacks)
+  const allowedHosts = resolveAllowedHosts(options.allowedHosts, host)
+  const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
+  // Node refuses a headers timeout longer than the request's.
+  const headersMs = Math.min(options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs, requestMs || Infinity)
   const { store, report } = await Store.open({
     file: dataFile,
     now,
@@ -90,6 +104,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     info: () => info,
     ...(options.log ? { log: options.log } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
+    allowedHosts,
+    timeouts: { headersMs, requestMs },
     onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
     plugins: [callbackRoutes(store, callbacks)],
   })
@@ -130,6 +146,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
       })()),
   }
   return running
+}
+
+/** The option checked, plus the listening host when it is a name: whoever listens there expects to be reached by it. */
+function resolveAllowedHosts(option: readonly string[] | true | undefined, host: string): AllowedHosts {
+  if (option === true) return 'all'
+  const parsed = parseAllowedHosts(option ?? [])
+  if ('error' in parsed) throw new TypeError(parsed.error)
+  if (parsed.hosts === 'all' || isIP(host) !== 0) return parsed.hosts
+  return [...parsed.hosts, host.toLowerCase()]
 }
 
 export { DataFileError }

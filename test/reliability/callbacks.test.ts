@@ -73,7 +73,7 @@ test('deliveries stored with bad headers, URLs or bodies fail with a clear error
     ['dlv_old_crlf', 'U+000D'],
     ['dlv_old_wide', 'U+2713'],
   ] as const) {
-    const res = await client.raw({ method: 'POST', path: `/_sandbox/deliveries/${id}/replay` })
+    const res = await client.raw({ method: 'POST', path: `/_sandbox/deliveries/${id}/replay`, body: {} })
     expect(res.status, res.text).toBe(201)
     const { delivery } = res.json as { delivery: Delivery }
     expect(delivery).toMatchObject({ replayOf: id, state: 'failed' })

@@ -26,11 +26,11 @@ export function callbackRoutes(store: Store, dispatcher: CallbackDispatcher) {
       return { delivery }
     })
 
-    app.post<{ Params: { ref: string }; Body: { to?: string } | null }>(
+    app.post<{ Params: { ref: string }; Body: { to?: string } }>(
       '/_sandbox/deliveries/:ref/replay',
-      { schema: { params: refParams, body: { anyOf: [replayBody, { type: 'null' }] } } },
+      { schema: { params: refParams, body: replayBody } },
       async (request, reply) => {
-        const delivery = await dispatcher.replay(request.params.ref, request.body?.to)
+        const delivery = await dispatcher.replay(request.params.ref, request.body.to)
         request.outcome = { trackId: delivery.trackId }
         return reply.code(201).send({ delivery })
       },

@@ -119,7 +119,7 @@ export function checkoutRoutes(service: SandboxService) {
 
     app.get<{ Params: { trackId: string }; Querystring: { asset?: string } }>(
       '/pay/:trackId',
-      { schema: { params: pageParams, querystring: pageQuery } },
+      { schema: { params: pageParams, querystring: pageQuery }, config: { page: true } },
       async (request, reply) => {
         const payment = findPayment(request.params.trackId)
         if (!payment) return reply.code(404).headers(pageHeaders(false)).send(notFoundPage(request.params.trackId))
@@ -178,7 +178,7 @@ export function checkoutRoutes(service: SandboxService) {
 
     app.get<{ Querystring: { merchant?: string; status?: PaymentStatus | ''; limit: number } }>(
       '/dashboard',
-      { schema: { querystring: dashboardQuery } },
+      { schema: { querystring: dashboardQuery }, config: { page: true } },
       async (request, reply) => {
         const merchant = request.query.merchant || undefined
         const status = request.query.status || undefined

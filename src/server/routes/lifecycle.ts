@@ -7,6 +7,7 @@ import { anyObject } from '../schemas.js'
 /** Largest import body: an export of a busy sandbox is far above the API's 1 MB. */
 export const IMPORT_BODY_LIMIT = 256 * 1024 * 1024
 
+/** Body-less POSTs send `{}` (src/server/guard.ts reads an empty JSON body as {}). */
 const emptyBody = { type: 'object', additionalProperties: false } as const
 
 /**
@@ -16,14 +17,14 @@ const emptyBody = { type: 'object', additionalProperties: false } as const
 export function lifecycleRoutes(service: SandboxService, info: () => SandboxInfo, onShutdownRequest: () => void) {
   return async function (app: FastifyInstance): Promise<void> {
     let shuttingDown = false
-    app.post('/_sandbox/shutdown', { schema: { body: { anyOf: [emptyBody, { type: 'null' }] } } }, async (_request, reply) => {
+    app.post('/_sandbox/shutdown', { schema: { body: emptyBody } }, async (_request, reply) => {
       const first = !shuttingDown
       shuttingDown = true
       if (first) reply.raw.once('finish', () => setImmediate(onShutdownRequest))
       return reply.code(202).send({ ok: true, stopping: true, pid: info().pid, url: info().url })
     })
 
-    app.post('/_sandbox/reset', { schema: { body: { anyOf: [emptyBody, { type: 'null' }] } } }, async () => resetSandbox(service))
+    app.post('/_sandbox/reset', { schema: { body: emptyBody } }, async () => resetSandbox(service))
 
     app.get('/_sandbox/export', async () => exportSandbox(service, info().version, new Date()))
 

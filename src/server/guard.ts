@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify'
+import { refusedPage } from '../checkout/checkout-page.js'
+import { pageHeaders } from '../checkout/layout.js'
+import { RequestError, type RequestErrorBody } from '../domain/outcomes.js'
+import { type AllowedHosts, judgeRequest } from '../domain/request-guard.js'
+
+/**
+ * Refuses, before any route runs, requests a web page could have made: a Host or Origin that is not allowed,
+ * a state-changing request another origin sent, or one that does not say `application/json` (see
+ * src/domain/request-guard.ts). Page routes (`config: { page: true }`) are refused with an HTML page.
+ */
+export function installGuard(app: FastifyInstance, allowed: AllowedHosts): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const headers = request.headers
+    const refusal = judgeRequest(
+      {
+        method: request.method,
+        host: headers.host,
+        origin: headers.origin,
+        secFetchSite: headers['sec-fetch-site'] as string | undefined,
+        contentType: headers['content-type'],
+        // The spec API answers 415 itself; an unknown route changes nothing and is better answered 404.
+        wantsJson: !request.is404 && !request.url.startsWith('/api/'),
+      },
+      allowed,
+    )
+    if (refusal === undefined) return done()
+    const body: RequestErrorBody = { ...RequestError[refusal.kind], message: refusal.message }
+    request.outcome = { error: body.error }
+    if (request.routeOptions.config.page && (request.method === 'GET' || request.method === 'HEAD')) {
+      reply.code(body.statusCode).headers(pageHeaders(false)).send(refusedPage(refusal.message))
+    } else {
+      reply.code(body.statusCode).type('application/json; charset=utf-8').send(body)
+    }
+  })
+
+  // A body-less POST must still say application/json; outside the spec API its empty body reads as {}.
+  const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && !request.url.startsWith('/api/')) return done(null, {})
+    parseJson(request, body as string, done)
+  })
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** An HTML page route: refusals are answered with a page rather than JSON. */
+    page?: boolean
+  }
+}
