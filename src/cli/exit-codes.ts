@@ -9,7 +9,7 @@ export const ExitCode = {
   unreachable: 3,
   /** The spec API answered with a failure result (103–109, or 203 Invalid track ID). */
   specFailure: 4,
-  /** The control API refused the request: unknown trackId, merchant or delivery; a move the payment cannot make; a conflict. */
+  /** The control API refused the request: unknown trackId, merchant or delivery; a move the payment cannot make; a conflict; a host or origin it does not answer. */
   rejected: 5,
   /** An expectation was not met: `--expect`, a wait that timed out, a failed scenario step. */
   expectationFailed: 6,
@@ -26,7 +26,7 @@ export const exitCodeDescriptions: Record<ExitCodeValue, string> = {
   2: 'usage: a flag or argument is missing or invalid, or an input file cannot be read',
   3: 'no sandbox answered at the URL',
   4: 'the spec API answered with a failure result (103–109, or 203 "Invalid track ID")',
-  5: 'the control API refused the request (unknown trackId, merchant or delivery; a move the payment cannot make; a conflict)',
+  5: 'the control API refused the request (unknown trackId, merchant or delivery; a move the payment cannot make; a conflict; a host or origin it does not answer)',
   6: 'an expectation was not met (--expect, a wait that timed out, a failed scenario step)',
   7: 'the sandbox could not start (data file unusable or in use, port taken)',
   8: 'a replayed callback was not delivered (connection refused, timeout or a non-2xx answer)',
