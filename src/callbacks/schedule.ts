@@ -1,5 +1,7 @@
 /** How callbacks are retried: per-attempt timeout and the waits between attempts. Pure. */
 
+import { MAX_RETRIES } from '../domain/callback.js'
+
 export interface CallbackPolicy {
   /** Retries after the first attempt; 0 means one attempt only. */
   retries: number
@@ -15,7 +17,7 @@ export const DEFAULT_CALLBACK_POLICY: Readonly<CallbackPolicy> = Object.freeze({
   scheduleMs: [1_000, 5_000, 30_000],
 })
 
-export const MAX_RETRIES = 100
+export { MAX_RETRIES }
 export const MAX_TIMEOUT_MS = 60_000
 export const MAX_WAIT_MS = 24 * 60 * 60 * 1000
 
