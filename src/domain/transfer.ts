@@ -172,3 +172,12 @@ export class ExportChecker {
     this.keep('deliveries', d)
   }
 }
+
+/** An export file as written to disk: JSON with one record per line, like the data file (readable, diffable). */
+export function exportFileText(file: ExportFile): string {
+  const { merchants, payments, deliveries, ...envelope } = file
+  const list = (name: ListName, records: readonly object[]) =>
+    `${JSON.stringify(name)}: [${records.length > 0 ? `\n${records.map((r) => JSON.stringify(r)).join(',\n')}\n` : ''}]`
+  const head = Object.entries(envelope).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+  return `{\n${[...head, list('merchants', merchants), list('payments', payments), list('deliveries', deliveries)].join(',\n')}\n}\n`
+}

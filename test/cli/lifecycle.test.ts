@@ -152,8 +152,12 @@ describe('reset, export, import', () => {
     const exp = await pay(['sandbox', 'export', file, '--url', from.url, '--json'])
     expect(exp.code).toBe(0)
     expect(JSON.parse(exp.stdout)).toMatchObject({ file, merchants: 2, payments: 1 })
-    const written = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
+    const text = await readFile(file, 'utf8')
+    const written = JSON.parse(text) as Record<string, unknown>
     expect(written).toMatchObject({ format: 'pay-sandbox-export', version: 1, exportedAt: expect.any(String) })
+    // One record per line, like the data file: readable, diffable, and no bigger than the import body.
+    const lines = text.split('\n').map((line) => line.replace(/,$/, ''))
+    for (const record of [...(written.merchants as object[]), ...(written.payments as object[])]) expect(lines).toContain(JSON.stringify(record))
     expect(Object.keys(written).sort()).toEqual(['deliveries', 'exportedAt', 'format', 'merchants', 'payments', 'sandboxVersion', 'version'])
 
     const to = await sandbox()
