@@ -5,6 +5,7 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { line, paint } from '../../src/cli/format.js'
+import { exportFileText } from '../../src/domain/transfer.js'
 
 export interface ExportResult {
   file: string
@@ -34,7 +35,7 @@ export default class SandboxExport extends ClientCommand {
     // Written beside the target and renamed, so a failed write never leaves half a file.
     const temp = `${file}.${process.pid}.tmp`
     try {
-      await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`)
+      await writeFile(temp, exportFileText(data))
       await rename(temp, file)
     } catch (error) {
       this.fail(`cannot write ${args.file}: ${(error as Error).message}`, ExitCode.usage)

@@ -1,13 +1,13 @@
-import { readFile } from 'node:fs/promises'
 import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { confirmDestructive } from '../../src/cli/confirm.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { checkImportFile } from '../../src/cli/import-file.js'
 import { line, paint } from '../../src/cli/format.js'
 import type { ImportResult } from '../../src/client/index.js'
 import { forTerminal } from '../../src/domain/display.js'
-import { checkExportFile } from '../../src/domain/transfer.js'
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportCheck } from '../../src/domain/transfer.js'
 
 export default class SandboxImport extends ClientCommand {
   static override summary = 'Replace the sandbox state with a file written by `pay sandbox export`'
@@ -29,26 +29,19 @@ export default class SandboxImport extends ClientCommand {
 
   async run(): Promise<ImportResult> {
     const { args, flags } = await this.parse(SandboxImport)
-    let text: string
+    let check: ExportCheck
     try {
-      text = await readFile(args.file, 'utf8')
+      check = await checkImportFile(args.file)
     } catch (error) {
       this.fail(`cannot read ${args.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, ExitCode.usage)
     }
-    let data: unknown
-    try {
-      data = JSON.parse(text)
-    } catch (error) {
-      this.fail(`${args.file} is not valid JSON: ${(error as Error).message}`, ExitCode.usage)
-    }
-    const check = checkExportFile(data)
     if (!check.ok) {
       this.fail(`${forTerminal(args.file)} is not a valid export file:\n${check.problems.map((p) => `  - ${forTerminal(p)}`).join('\n')}`, ExitCode.usage, {
         code: 'invalid_file',
         multiline: true,
       })
     }
-    const { merchants, payments, deliveries } = check.file
+    const { merchants, payments, deliveries } = check.image
     const client = this.client(flags.url)
     const { counts, url } = await client.health()
     await confirmDestructive({
@@ -57,7 +50,7 @@ export default class SandboxImport extends ClientCommand {
       what: `import replaces all ${counts.merchants} merchants, ${counts.payments} payments and ${counts.deliveries} deliveries at ${url}`,
       question: `Replace everything at ${url} (${counts.merchants} merchants, ${counts.payments} payments, ${counts.deliveries} deliveries) with ${args.file}?`,
     })
-    const result = await client.importState(check.file)
+    const result = await client.importState({ format: EXPORT_FORMAT, version: EXPORT_VERSION, merchants, payments, deliveries })
     this.log(
       line`${paint(chalk.green, '✔')} Loaded ${merchants.length} merchants, ${payments.length} payments and ${deliveries.length} deliveries from ${args.file}`,
     )

@@ -1,31 +1,10 @@
+import { CALLBACK_EVENT, type Notification, type NotifiedStatus } from '../domain/callback.js'
 import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
 import { version } from '../version.js'
 import { type CallbackPolicy, MAX_RETRIES, retryDelay } from './schedule.js'
 import type { SendResult } from './send.js'
 
-/** The one outbound event of the spec: the payment notification. */
-export const CALLBACK_EVENT = 'payment.status_changed'
-
-export type NotifiedStatus = 'unfinalized' | 'paid' | 'failed'
-
-/**
- * The JSON body POSTed to the callbackUrl. It says what changed, not that anything is settled: there is no
- * `result`, `refNumber` or signature, and the receiver must call verify before acting on it.
- */
-export interface Notification {
-  event: typeof CALLBACK_EVENT
-  trackId: string
-  status: NotifiedStatus
-  /** The order amount given at creation. */
-  amount: number
-  /** What the customer paid (unfinalized and paid); can differ from amount. */
-  paidAmount?: number
-  /** Sandbox asset the customer paid with, when known. */
-  asset?: string
-  /** When the status changed. */
-  occurredAt: string
-  sandbox: true
-}
+export { CALLBACK_EVENT, type Notification, type NotifiedStatus }
 
 export const Header = {
   delivery: 'X-Pay-Sandbox-Delivery',

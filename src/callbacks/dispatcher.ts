@@ -1,6 +1,8 @@
+import { REPLAY_URL_MAX } from '../domain/callback.js'
 import { newDeliveryId } from '../domain/ids.js'
 import { SandboxError } from '../domain/outcomes.js'
 import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
+import { isValidUrl } from '../domain/validate.js'
 import type { PaymentListener } from '../service/sandbox.js'
 import type { Store } from '../store/store.js'
 import {
@@ -308,6 +310,10 @@ function checkUrl(to: string): void {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new SandboxError('invalidField', `to must be an http or https URL (got ${url.protocol})`)
+  }
+  // The rule of a payment's callbackUrl, so every URL a delivery records is one an import takes back.
+  if (!isValidUrl(to, REPLAY_URL_MAX)) {
+    throw new SandboxError('invalidField', `to must have no white space or control characters (got ${JSON.stringify(to)})`)
   }
 }
 

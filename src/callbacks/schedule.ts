@@ -4,6 +4,8 @@ import { formatDuration, MAX_DURATION_MS, parseDuration, readDuration } from '..
 
 export { formatDuration }
 
+import { MAX_RETRIES } from '../domain/callback.js'
+
 export interface CallbackPolicy {
   /** Retries after the first attempt; 0 means one attempt only. */
   retries: number
@@ -22,7 +24,7 @@ export const DEFAULT_CALLBACK_POLICY: Readonly<CallbackPolicy> = Object.freeze({
   concurrency: 64,
 })
 
-export const MAX_RETRIES = 100
+export { MAX_RETRIES }
 export const MAX_TIMEOUT_MS = 60_000
 /** Longest wait before a retry: the longest duration any flag takes. */
 export const MAX_WAIT_MS = MAX_DURATION_MS

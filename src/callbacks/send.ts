@@ -1,8 +1,8 @@
 import { type ClientRequest, type Agent as HttpAgent, request as httpRequest, type IncomingMessage, validateHeaderName } from 'node:http'
 import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https'
+import { EXCERPT_BYTES } from '../domain/callback.js'
 
-/** Bytes of the receiver's response body kept on the attempt; the rest is not read. */
-export const EXCERPT_BYTES = 2048
+export { EXCERPT_BYTES }
 
 const CLOSE_GRACE_MS = 1000
 

@@ -10,15 +10,37 @@ export function newTrackId(): string {
   return id
 }
 
+/**
+ * A trackId as the sandbox makes them. Ones made before trackIds stopped starting with `-` are still
+ * accepted (an export from then imports): URL-safe all the same.
+ */
+export function isTrackId(value: string): boolean {
+  return /^[A-Za-z0-9_-]{22}$/.test(value)
+}
+
 /** 12 digits, first one non-zero; uniqueness is checked by the caller. */
 export function newRefNumber(): string {
   return String(randomInt(1, 10)) + String(randomInt(0, 1e11)).padStart(11, '0')
+}
+
+export function isRefNumber(value: string): boolean {
+  return /^[1-9]\d{11}$/.test(value)
 }
 
 export function newMerchantKey(): string {
   return `sandbox_${randomBytes(12).toString('base64url')}`
 }
 
+/** Merchant keys, generated or chosen, in words for messages and as a test. */
+export const MERCHANT_KEY_RULE = '1 to 128 letters, digits or . _ ~ -'
+export function isMerchantKey(value: string): boolean {
+  return /^[A-Za-z0-9._~-]{1,128}$/.test(value)
+}
+
 export function newDeliveryId(): string {
   return `dlv_${randomBytes(9).toString('base64url')}`
+}
+
+export function isDeliveryId(value: string): boolean {
+  return /^dlv_[A-Za-z0-9_-]{12}$/.test(value)
 }

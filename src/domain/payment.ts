@@ -19,6 +19,7 @@ export const transitions: Readonly<Record<PaymentStatus, readonly PaymentStatus[
 }
 
 export const paymentStatuses: readonly PaymentStatus[] = ['pending', 'unfinalized', 'paid', 'failed']
+export const changeSources: readonly ChangeSource[] = ['api', 'checkout', 'control']
 
 /** What the customer can do, in the words of the CLI and the checkout page. */
 export type Outcome = 'paid' | 'unfinalized' | 'failed'
@@ -49,6 +50,9 @@ export interface SimulateInput {
   newRefNumber: () => string
 }
 
+/** The asset a customer pays with, as the control API takes it (the checkout page offers its own list). */
+export const assetSchema = { type: 'string', minLength: 1, maxLength: 20 } as const
+
 /** Returns the payment after the customer's action, or throws `invalid_transition`. Pure. */
 export function applyOutcome(payment: Payment, input: SimulateInput): Payment {
   const to: PaymentStatus = input.outcome
@@ -62,7 +66,7 @@ export function applyOutcome(payment: Payment, input: SimulateInput): Payment {
     )
   }
   if (input.paidAmount !== undefined && !isValidAmount(input.paidAmount)) {
-    throw new SandboxError('invalidField', 'paid amount must be a number greater than 0 with at most 8 decimal places')
+    throw new SandboxError('invalidField', `paid amount must be ${AMOUNT_RULE}`)
   }
   const next: Payment = { ...payment, status: to, updatedAt: input.now }
   if (to === 'paid' || to === 'unfinalized') {
@@ -86,6 +90,9 @@ export function applyOutcome(payment: Payment, input: SimulateInput): Payment {
 /** Largest amount accepted. Beyond it doubles lose cents; the spec leaves the bound open. */
 export const MAX_AMOUNT = 1e12
 export const MAX_AMOUNT_DECIMALS = 8
+
+/** What isValidAmount accepts, in words for messages. */
+export const AMOUNT_RULE = `a number greater than 0 and at most 1e${Math.log10(MAX_AMOUNT)}, with at most ${MAX_AMOUNT_DECIMALS} decimal places`
 
 export function isValidAmount(value: unknown): value is number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_AMOUNT) return false

@@ -1,243 +1,183 @@
-import { paymentStatuses } from './payment.js'
+import { EXPORT_FORMAT, EXPORT_VERSION, describeError, exportValidator, isEchoError, type ListName, show } from './export-schema.js'
+import { canMove } from './payment.js'
 import type { Delivery, Merchant, Payment } from './types.js'
+
+export { EXPORT_FORMAT, EXPORT_VERSION, IMPORT_MAX_RECORDS, LIST_NAMES, type ListName } from './export-schema.js'
 
 /**
  * The file `pay sandbox export` writes and `pay sandbox import` reads: the whole state of a sandbox.
  * `version` changes only when a reader of the old shape could misread the new one.
  */
-export const EXPORT_FORMAT = 'pay-sandbox-export'
-export const EXPORT_VERSION = 1
-
-export interface ExportFile {
+export interface ExportFile extends ExportImage {
   format: typeof EXPORT_FORMAT
   version: typeof EXPORT_VERSION
   exportedAt: string
   /** Version of the sandbox that wrote the file; informative only. */
   sandboxVersion: string
+}
+
+/** What an import puts in place: every record of a checked file. */
+export interface ExportImage {
   merchants: Merchant[]
   payments: Payment[]
   deliveries: Delivery[]
 }
 
 export type ExportCheck =
-  | { ok: true; file: ExportFile }
-  | { ok: false; problems: string[] }
+  | { ok: true; image: ExportImage }
+  /** `tooLarge`: refused for its size (bytes or records), not its content. */
+  | { ok: false; problems: string[]; tooLarge: boolean }
 
 /** How many problems a failed check lists before it stops looking. */
-const MAX_PROBLEMS = 10
-
-type Json = Record<string, unknown>
+export const MAX_PROBLEMS = 10
 
 /**
- * Checks a parsed export file: its envelope, every record's fields, and that records fit together
- * (unique keys and trackIds, payments of known merchants, deliveries of known payments).
+ * Checks an export file record by record, as a reader hands them over, so a file is never held whole to be
+ * judged: each record against the schema (the API's own rules), then what a schema cannot say — unique
+ * merchant keys, trackIds, refNumbers and delivery ids; payments of the file's merchants; deliveries of its
+ * payments; a status history the payment could have lived. The first problem drops the records kept so far:
+ * the import is refused either way, and only the problems are worth memory.
  */
-export function checkExportFile(data: unknown): ExportCheck {
-  const problems: string[] = []
-  const say = (text: string) => {
-    if (problems.length < MAX_PROBLEMS) problems.push(text)
+export class ExportChecker {
+  private readonly problems: string[] = []
+  private tooLarge = false
+  private fatal = false
+  private readonly envelope: Record<string, unknown> = {}
+  private readonly lists = new Set<ListName>()
+  /** Lists with a record the schema refused: references into them are not judged (the record is named already). */
+  private readonly refused = new Set<ListName>()
+  private image: ExportImage = { merchants: [], payments: [], deliveries: [] }
+
+  private readonly merchantKeys = new Set<string>()
+  private readonly trackIds = new Set<string>()
+  private readonly refNumbers = new Set<string>()
+  private readonly deliveryIds = new Set<string>()
+  /** References, by record index, checked once every record is in (the lists may come in any order). */
+  private readonly paymentMerchant: string[] = []
+  private readonly deliveryTrackId: string[] = []
+  private readonly deliveryReplayOf: string[] = []
+
+  /** The verdict is a refusal that nothing further can change: stop reading. */
+  get gaveUp(): boolean {
+    return this.fatal || this.problems.length >= MAX_PROBLEMS
   }
-  if (!isObject(data)) return { ok: false, problems: ['the file is not a JSON object'] }
-  if (data.format !== EXPORT_FORMAT) say(`format must be "${EXPORT_FORMAT}" (got ${show(data.format)})`)
-  if (data.version !== EXPORT_VERSION) say(`version must be ${EXPORT_VERSION} (got ${show(data.version)}); this sandbox reads version ${EXPORT_VERSION}`)
-  for (const list of ['merchants', 'payments', 'deliveries'] as const) {
-    if (!Array.isArray(data[list])) say(`${list} must be an array (got ${show(data[list])})`)
+
+  /** A top-level field other than the lists. A wrong format or version stops the check: nothing else is read. */
+  field(name: string, value: unknown): void {
+    this.envelope[name] = value
+    if (name === 'format' && value !== EXPORT_FORMAT) {
+      this.refuse(`format must be "${EXPORT_FORMAT}" (got ${show(value)}); is this a file from pay sandbox export?`)
+    } else if (name === 'version' && value !== EXPORT_VERSION) {
+      this.refuse(`version must be ${EXPORT_VERSION} (got ${show(value)}); this sandbox reads version ${EXPORT_VERSION}`)
+    }
   }
-  if (problems.length > 0) return { ok: false, problems }
 
-  const merchants = data.merchants as unknown[]
-  const payments = data.payments as unknown[]
-  const deliveries = data.deliveries as unknown[]
-  const merchantKeys = new Set<string>()
-  const trackIds = new Set<string>()
-  const deliveryIds = new Set<string>()
-  const refNumbers = new Set<string>()
+  /** A list is present (its records follow through `record`). */
+  list(name: ListName): void {
+    this.lists.add(name)
+  }
 
-  merchants.forEach((m, i) => {
-    const at = `merchants[${i}]`
-    if (!isObject(m)) return say(`${at} must be an object`)
-    const f = new Fields(at, m, say)
-    const key = f.string('key', { pattern: /^[A-Za-z0-9._~-]{1,128}$/ })
-    f.string('name', { max: 200 })
-    f.boolean('enabled')
-    f.time('createdAt')
-    f.time('updatedAt')
-    if (key !== undefined) {
-      if (merchantKeys.has(key)) say(`${at}.key ${show(key)} appears twice`)
-      merchantKeys.add(key)
-    }
-  })
+  /** A problem that ends the check (the file cannot be read further, or is too large). */
+  refuse(problem: string, options: { tooLarge?: boolean } = {}): void {
+    this.say(problem)
+    this.fatal = true
+    if (options.tooLarge) this.tooLarge = true
+  }
 
-  payments.forEach((p, i) => {
-    const at = `payments[${i}]`
-    if (!isObject(p)) return say(`${at} must be an object`)
-    const f = new Fields(at, p, say)
-    const trackId = f.string('trackId', { max: 200 })
-    const merchant = f.string('merchant')
-    f.positive('amount')
-    f.string('callbackUrl', { max: 512 })
-    f.string('returnUrl', { max: 512, optional: true })
-    f.string('description', { optional: true })
-    f.string('mobile', { optional: true })
-    const status = f.oneOf('status', paymentStatuses)
-    f.positive('paidAmount', { optional: true })
-    f.string('asset', { optional: true })
-    const refNumber = f.string('refNumber', { optional: true })
-    f.time('createdAt')
-    f.time('updatedAt')
-    if (trackId !== undefined) {
-      if (trackIds.has(trackId)) say(`${at}.trackId ${show(trackId)} appears twice`)
-      trackIds.add(trackId)
+  record(list: ListName, index: number, value: unknown): void {
+    if (this.gaveUp) return
+    const at = `${list}[${index}]`
+    const validate = exportValidator(list)
+    if (!validate(value)) {
+      for (const e of validate.errors ?? []) if (!isEchoError(e)) this.say(describeError(at, e))
+      this.refused.add(list)
+      return
     }
-    if (merchant !== undefined && !merchantKeys.has(merchant)) say(`${at}.merchant ${show(merchant)} is not one of the file's merchants`)
-    if (refNumber !== undefined) {
-      if (refNumbers.has(refNumber)) say(`${at}.refNumber ${show(refNumber)} appears twice`)
-      refNumbers.add(refNumber)
+    if (list === 'merchants') this.merchant(at, value as Merchant)
+    else if (list === 'payments') this.payment(index, at, value as Payment)
+    else this.delivery(index, at, value as Delivery)
+  }
+
+  finish(): ExportCheck {
+    if (!this.fatal) {
+      const envelope = exportValidator('envelope')
+      const top = { ...this.envelope, ...Object.fromEntries([...this.lists].map((l) => [l, []])) }
+      if (!envelope(top)) for (const e of envelope.errors ?? []) this.say(describeError('', e))
+      this.dangling('payments', 'merchant', this.paymentMerchant, this.merchantKeys, 'merchants')
+      this.dangling('deliveries', 'trackId', this.deliveryTrackId, this.trackIds, 'payments')
+      this.dangling('deliveries', 'replayOf', this.deliveryReplayOf, this.deliveryIds, 'deliveries')
     }
-    if (status === 'paid' && refNumber === undefined) say(`${at} is paid but has no refNumber`)
-    if (!Array.isArray(p.history) || p.history.length === 0) return say(`${at}.history must be a non-empty array`)
-    p.history.forEach((h, j) => {
-      const hat = `${at}.history[${j}]`
-      if (!isObject(h)) return say(`${hat} must be an object`)
-      const hf = new Fields(hat, h, say)
-      hf.oneOf('status', paymentStatuses)
-      hf.time('at')
-      hf.oneOf('source', ['api', 'checkout', 'control'] as const)
-      hf.positive('paidAmount', { optional: true })
-      hf.string('asset', { optional: true })
+    if (this.problems.length > 0) return { ok: false, problems: this.problems, tooLarge: this.tooLarge }
+    return { ok: true, image: this.image }
+  }
+
+  private say(problem: string): void {
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push(problem)
+    this.image = { merchants: [], payments: [], deliveries: [] }
+  }
+
+  private dangling(list: ListName, field: string, values: string[], known: Set<string>, among: ListName): void {
+    if (this.refused.has(among)) return
+    values.forEach((value, i) => {
+      if (!known.has(value)) this.say(`${list}[${i}].${field} ${show(value)} is not one of the file's ${among}`)
     })
-    const last = p.history[p.history.length - 1]
-    if (status !== undefined && isObject(last) && last.status !== status) {
-      say(`${at}.status is ${status} but its last history entry is ${show(last.status)}`)
-    }
-  })
+  }
 
-  deliveries.forEach((d, i) => {
-    const at = `deliveries[${i}]`
-    if (!isObject(d)) return say(`${at} must be an object`)
-    const f = new Fields(at, d, say)
-    const id = f.string('id', { max: 200 })
-    const trackId = f.string('trackId')
-    f.string('url')
-    f.string('event')
-    f.object('body')
-    const headers = f.object('headers')
-    if (headers) for (const [k, v] of Object.entries(headers)) if (typeof v !== 'string') say(`${at}.headers.${k} must be a string`)
-    f.oneOf('state', ['pending', 'delivered', 'failed'] as const)
-    f.integer('maxRetries')
-    f.time('nextAttemptAt', { optional: true })
-    f.string('replayOf', { optional: true })
-    f.time('createdAt')
-    f.time('updatedAt')
-    if (id !== undefined) {
-      if (deliveryIds.has(id)) say(`${at}.id ${show(id)} appears twice`)
-      deliveryIds.add(id)
+  private unique(seen: Set<string>, at: string, field: string, value: string): void {
+    if (seen.has(value)) this.say(`${at}.${field} ${show(value)} appears twice`)
+    seen.add(value)
+  }
+
+  private keep<L extends ListName>(list: L, record: ExportImage[L][number]): void {
+    if (this.problems.length === 0) (this.image[list] as Array<typeof record>).push(record)
+  }
+
+  private merchant(at: string, m: Merchant): void {
+    this.unique(this.merchantKeys, at, 'key', m.key)
+    this.keep('merchants', m)
+  }
+
+  private payment(index: number, at: string, p: Payment): void {
+    this.unique(this.trackIds, at, 'trackId', p.trackId)
+    if (p.refNumber !== undefined) this.unique(this.refNumbers, at, 'refNumber', p.refNumber)
+    this.paymentMerchant[index] = p.merchant
+    // The history must be one the payment could have lived: created pending, then only allowed moves.
+    const first = p.history[0]!
+    if (first.status !== 'pending') this.say(`${at}.history[0].status must be pending: every payment starts pending (got ${show(first.status)})`)
+    for (let j = 1; j < p.history.length; j++) {
+      const from = p.history[j - 1]!.status
+      const to = p.history[j]!.status
+      if (!canMove(from, to)) this.say(`${at}.history[${j}].status: a payment cannot move from ${from} to ${to}`)
     }
-    if (trackId !== undefined && !trackIds.has(trackId)) say(`${at}.trackId ${show(trackId)} is not one of the file's payments`)
-    if (!Array.isArray(d.attempts)) return say(`${at}.attempts must be an array`)
+    const last = p.history[p.history.length - 1]!
+    if (last.status !== p.status) this.say(`${at}.status is ${p.status} but its last history entry is ${last.status}`)
+    if (p.status === 'paid' && p.refNumber === undefined) this.say(`${at} is paid but has no refNumber`)
+    if (p.status !== 'paid' && p.refNumber !== undefined) this.say(`${at}.refNumber is set but the payment is ${p.status}: only a paid payment has one`)
+    if ((p.status === 'paid' || p.status === 'unfinalized') && p.paidAmount === undefined) this.say(`${at} is ${p.status} but has no paidAmount`)
+    if (p.status === 'pending' && p.paidAmount !== undefined) this.say(`${at}.paidAmount is set but the payment is pending`)
+    this.keep('payments', p)
+  }
+
+  private delivery(index: number, at: string, d: Delivery): void {
+    this.unique(this.deliveryIds, at, 'id', d.id)
+    this.deliveryTrackId[index] = d.trackId
+    if (d.replayOf !== undefined) this.deliveryReplayOf[index] = d.replayOf
+    if (d.body.trackId !== d.trackId) this.say(`${at}.body.trackId ${show(d.body.trackId)} is not the delivery's trackId ${show(d.trackId)}`)
     d.attempts.forEach((a, j) => {
-      const aat = `${at}.attempts[${j}]`
-      if (!isObject(a)) return say(`${aat} must be an object`)
-      const af = new Fields(aat, a, say)
-      af.integer('attempt')
-      af.time('at')
-      af.number('durationMs')
-      af.integer('status', { optional: true })
-      af.string('responseExcerpt', { optional: true, empty: true })
-      af.string('error', { optional: true, empty: true })
+      if (a.attempt !== j + 1) this.say(`${at}.attempts[${j}].attempt must be ${j + 1} (got ${a.attempt})`)
     })
-  })
-
-  if (problems.length > 0) return { ok: false, problems }
-  return { ok: true, file: data as unknown as ExportFile }
-}
-
-/** Reads the fields of one record, reporting each problem with the record's path. */
-class Fields {
-  constructor(
-    private readonly at: string,
-    private readonly record: Json,
-    private readonly say: (text: string) => void,
-  ) {}
-
-  private value(name: string, optional: boolean | undefined): { present: boolean; value: unknown } {
-    const value = this.record[name]
-    if (value === undefined) {
-      if (!optional) this.say(`${this.at}.${name} is missing`)
-      return { present: false, value }
+    if (d.attempts.length > d.maxRetries + 1) {
+      this.say(`${at}.attempts holds ${d.attempts.length} attempts, more than maxRetries ${d.maxRetries} allows (${d.maxRetries + 1})`)
     }
-    return { present: true, value }
-  }
-
-  private wrong(name: string, what: string, value: unknown): undefined {
-    this.say(`${this.at}.${name} must be ${what} (got ${show(value)})`)
-    return undefined
-  }
-
-  string(name: string, o: { max?: number; optional?: boolean; pattern?: RegExp; empty?: boolean } = {}): string | undefined {
-    const { present, value } = this.value(name, o.optional)
-    if (!present) return undefined
-    if (typeof value !== 'string' || (value === '' && !o.empty)) return this.wrong(name, 'a non-empty string', value)
-    if (o.max !== undefined && value.length > o.max) return this.wrong(name, `at most ${o.max} characters`, `${value.length} characters`)
-    if (o.pattern && !o.pattern.test(value)) return this.wrong(name, `a string matching ${o.pattern}`, value)
-    return value
-  }
-
-  boolean(name: string): boolean | undefined {
-    const { present, value } = this.value(name, false)
-    if (!present) return undefined
-    return typeof value === 'boolean' ? value : this.wrong(name, 'true or false', value)
-  }
-
-  number(name: string, o: { optional?: boolean } = {}): number | undefined {
-    const { present, value } = this.value(name, o.optional)
-    if (!present) return undefined
-    return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : this.wrong(name, 'a number ≥ 0', value)
-  }
-
-  positive(name: string, o: { optional?: boolean } = {}): number | undefined {
-    const { present, value } = this.value(name, o.optional)
-    if (!present) return undefined
-    return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : this.wrong(name, 'a number greater than 0', value)
-  }
-
-  integer(name: string, o: { optional?: boolean } = {}): number | undefined {
-    const { present, value } = this.value(name, o.optional)
-    if (!present) return undefined
-    return Number.isInteger(value) && (value as number) >= 0 ? (value as number) : this.wrong(name, 'an integer ≥ 0', value)
-  }
-
-  time(name: string, o: { optional?: boolean } = {}): string | undefined {
-    const { present, value } = this.value(name, o.optional)
-    if (!present) return undefined
-    if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(value) || Number.isNaN(Date.parse(value))) {
-      return this.wrong(name, 'an ISO-8601 time such as 2026-01-31T12:00:00.000Z', value)
-    }
-    return value
-  }
-
-  oneOf<T extends string>(name: string, values: readonly T[]): T | undefined {
-    const { present, value } = this.value(name, false)
-    if (!present) return undefined
-    return values.includes(value as T) ? (value as T) : this.wrong(name, `one of ${values.join(', ')}`, value)
-  }
-
-  object(name: string): Json | undefined {
-    const { present, value } = this.value(name, false)
-    if (!present) return undefined
-    return isObject(value) ? value : this.wrong(name, 'an object', value)
+    this.keep('deliveries', d)
   }
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (Array.isArray(value)) return 'an array'
-  if (value === null) return 'null'
-  if (typeof value === 'object') return 'an object'
-  const text = JSON.stringify(value)
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text
+/** An export file as written to disk: JSON with one record per line, like the data file (readable, diffable). */
+export function exportFileText(file: ExportFile): string {
+  const { merchants, payments, deliveries, ...envelope } = file
+  const list = (name: ListName, records: readonly object[]) =>
+    `${JSON.stringify(name)}: [${records.length > 0 ? `\n${records.map((r) => JSON.stringify(r)).join(',\n')}\n` : ''}]`
+  const head = Object.entries(envelope).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+  return `{\n${[...head, list('merchants', merchants), list('payments', payments), list('deliveries', deliveries)].join(',\n')}\n}\n`
 }

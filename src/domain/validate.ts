@@ -29,6 +29,34 @@ export function isValidUrl(value: unknown, maxLength: number): value is string {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0
 }
 
+/** A merchant name as stored: trimmed, not empty, at most 200 characters. */
+export const MERCHANT_NAME_MAX = 200
+export function isMerchantName(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MERCHANT_NAME_MAX && value.trim() === value
+}
+
+/** A time as the sandbox writes every one: `Date.prototype.toISOString`, e.g. 2026-01-31T12:00:00.000Z. */
+export function isTimestamp(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value)) return false
+  // Checked by hand rather than by a Date round trip: an import checks over a million of them.
+  const two = (at: number) => (value.charCodeAt(at) - 48) * 10 + value.charCodeAt(at + 1) - 48
+  const year = two(0) * 100 + two(2)
+  const month = two(5)
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  const days = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+  return month >= 1 && month <= 12 && two(8) >= 1 && two(8) <= days && two(11) <= 23 && two(14) <= 59 && two(17) <= 59
+}
+
+/** An HTTP header name: an RFC 9110 token. */
+export function isHeaderName(value: string): boolean {
+  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(value)
+}
+
+/** Safe in an HTTP header value: visible ASCII, space and tab; no CR, LF or other control characters. */
+export function isHeaderValue(value: string): boolean {
+  return /^[\t\x20-\x7e]*$/.test(value)
+}
+
 export interface CreateFields {
   merchant: string
   amount: number

@@ -1,5 +1,8 @@
 /** JSON schemas of the routes. Spec bodies are only required to be objects: the spec's own rules answer the rest. */
 
+import { REPLAY_URL_MAX } from '../domain/callback.js'
+import { assetSchema } from '../domain/payment.js'
+
 export const anyObject = { type: 'object' } as const
 
 export const specCreateResponse = {
@@ -46,7 +49,7 @@ export const simulateBody = {
   properties: {
     outcome: { type: 'string', enum: ['paid', 'unfinalized', 'failed'] },
     amount: { type: 'number' },
-    asset: { type: 'string', minLength: 1, maxLength: 20 },
+    asset: assetSchema,
   },
   required: ['outcome'],
   additionalProperties: false,
@@ -89,6 +92,6 @@ export const refParams = {
 
 export const replayBody = {
   type: 'object',
-  properties: { to: { type: 'string', minLength: 1, maxLength: 2048 } },
+  properties: { to: { type: 'string', minLength: 1, maxLength: REPLAY_URL_MAX } },
   additionalProperties: false,
 } as const

@@ -1,7 +1,7 @@
 import { SandboxError, SpecMessage } from '../domain/outcomes.js'
 import { applyOutcome, type Outcome } from '../domain/payment.js'
-import { newMerchantKey, newRefNumber, newTrackId } from '../domain/ids.js'
-import { checkCreate, describeType, verifyOutcome, type VerifyBody } from '../domain/validate.js'
+import { isMerchantKey, MERCHANT_KEY_RULE, newMerchantKey, newRefNumber, newTrackId } from '../domain/ids.js'
+import { checkCreate, describeType, isMerchantName, MERCHANT_NAME_MAX, verifyOutcome, type VerifyBody } from '../domain/validate.js'
 import type { ChangeSource, Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
 import type { Store } from '../store/store.js'
 import { KeyedLock } from './locks.js'
@@ -138,15 +138,15 @@ export class SandboxService {
 
   async createMerchant(input: { key?: unknown; name?: unknown }): Promise<Merchant> {
     const key = input.key ?? newMerchantKey()
-    if (typeof key !== 'string' || !/^[A-Za-z0-9._~-]{1,128}$/.test(key)) {
+    if (typeof key !== 'string' || !isMerchantKey(key)) {
       throw new SandboxError(
         'invalidField',
-        `merchant key must be 1 to 128 letters, digits or . _ ~ - (got ${typeof key === 'string' ? JSON.stringify(key) : describeType(key)})`,
+        `merchant key must be ${MERCHANT_KEY_RULE} (got ${typeof key === 'string' ? JSON.stringify(key) : describeType(key)})`,
       )
     }
     const name = input.name ?? `Merchant ${key}`
-    if (typeof name !== 'string' || name.trim().length === 0 || name.length > 200) {
-      throw new SandboxError('invalidField', 'merchant name must be a non-empty string of at most 200 characters')
+    if (typeof name !== 'string' || !isMerchantName(name.trim())) {
+      throw new SandboxError('invalidField', `merchant name must be a non-empty string of at most ${MERCHANT_NAME_MAX} characters`)
     }
     return this.locks.run(`merchant:${key}`, async () => {
       if (this.store.latest.getMerchant(key)) throw new SandboxError('conflict', `a merchant with key ${key} already exists`)

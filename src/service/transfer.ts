@@ -1,5 +1,5 @@
 import { SandboxError } from '../domain/outcomes.js'
-import { checkExportFile, EXPORT_FORMAT, EXPORT_VERSION, type ExportFile } from '../domain/transfer.js'
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportCheck, type ExportFile, type ExportImage } from '../domain/transfer.js'
 import type { SandboxService } from './sandbox.js'
 
 export interface ResetResult {
@@ -27,14 +27,20 @@ export function exportSandbox(service: SandboxService, sandboxVersion: string, n
   return { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: now.toISOString(), sandboxVersion, ...image }
 }
 
-/** Replaces the whole state with a checked export file; an invalid file changes nothing. */
-export async function importSandbox(service: SandboxService, data: unknown): Promise<ImportResult> {
-  const check = checkExportFile(data)
-  if (!check.ok) throw new SandboxError('invalidBody', `not a valid export file: ${check.problems.join('; ')}`)
-  const { merchants, payments } = check.file
+/** The answer to a refused import file: what is wrong, record and field, and nothing changed. */
+export function importRefusal(check: ExportCheck & { ok: false }): SandboxError {
+  return new SandboxError(check.tooLarge ? 'payloadTooLarge' : 'invalidBody', `not a valid export file: ${check.problems.join('; ')}`)
+}
+
+/**
+ * Replaces the whole state with the records of a checked export file (ExportReader's verdict): every check is
+ * over before this runs, so the state is replaced whole or, if the store refuses, not at all.
+ */
+export async function importSandbox(service: SandboxService, image: ExportImage): Promise<ImportResult> {
+  const { merchants, payments } = image
   // An imported delivery is history: it is never sent again by itself (its URL may be someone else's
   // server). Deliveries still pending in the file are recorded as failed; `pay callback replay` resends one.
-  const deliveries = check.file.deliveries.map((d) => {
+  const deliveries = image.deliveries.map((d) => {
     if (d.state !== 'pending') return d
     const { nextAttemptAt: _dropped, ...rest } = d
     return { ...rest, state: 'failed' as const }

@@ -152,8 +152,12 @@ describe('reset, export, import', () => {
     const exp = await pay(['sandbox', 'export', file, '--url', from.url, '--json'])
     expect(exp.code).toBe(0)
     expect(JSON.parse(exp.stdout)).toMatchObject({ file, merchants: 2, payments: 1 })
-    const written = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>
+    const text = await readFile(file, 'utf8')
+    const written = JSON.parse(text) as Record<string, unknown>
     expect(written).toMatchObject({ format: 'pay-sandbox-export', version: 1, exportedAt: expect.any(String) })
+    // One record per line, like the data file: readable, diffable, and no bigger than the import body.
+    const lines = text.split('\n').map((line) => line.replace(/,$/, ''))
+    for (const record of [...(written.merchants as object[]), ...(written.payments as object[])]) expect(lines).toContain(JSON.stringify(record))
     expect(Object.keys(written).sort()).toEqual(['deliveries', 'exportedAt', 'format', 'merchants', 'payments', 'sandboxVersion', 'version'])
 
     const to = await sandbox()
@@ -173,11 +177,14 @@ describe('reset, export, import', () => {
 
   test.each([
     ['missing file', null, /cannot read .*missing\.json: ENOENT/],
-    ['not JSON', '{"format": ', /bad\.json is not valid JSON/],
+    ['not JSON', '{"format": ', /bad\.json is not a valid export file:\n\s+- the file is not valid JSON: it ends before its object does/],
     ['wrong format', { format: 'other', version: 1, merchants: [], payments: [], deliveries: [] }, /format must be "pay-sandbox-export" \(got "other"\)/],
     ['newer version', { format: 'pay-sandbox-export', version: 2, merchants: [], payments: [], deliveries: [] }, /version must be 1 \(got 2\)/],
-    ['bad record fields', 'FIELDS', /payments\[0\]\.amount must be a number greater than 0 \(got -1\)\n\s+- payments\[0\]\.history\[0\]\.source must be one of api, checkout, control \(got "robot"\)/],
+    ['bad record fields', 'FIELDS', /payments\[0\]\.amount must be a number greater than 0 and at most 1e12, with at most 8 decimal places \(got -1\)\n\s+- payments\[0\]\.history\[0\]\.source must be one of api, checkout, control \(got "robot"\)/],
     ['dangling reference', 'DANGLING', /payments\[0\]\.merchant "ghost" is not one of the file's merchants/],
+    ['an amount beyond the API bound', 'HUGE_AMOUNT', /bad\.json is not a valid export file:\n\s+- payments\[0\]\.amount must be .*\(got 1\.79e\+308\)/],
+    ['CR LF in a delivery event', 'CRLF_EVENT', /bad\.json is not a valid export file:\n\s+- deliveries\[0\]\.event must be "payment\.status_changed" \(got "x\\r\\nX-Injected: 1"\)/],
+    ['nesting 20,000 levels deep', 'DEEP', /bad\.json is not a valid export file:\n\s+- deliveries\[0\]\.body\.x\[0\]\[0\] nests deeper than 4 levels/],
   ])('import refuses an invalid file (%s), naming it, and changes nothing', async (name, content, message) => {
     const sb = await sandbox()
     const trackId = await paidPayment(sb.client)
@@ -189,6 +196,13 @@ describe('reset, export, import', () => {
       await writeFile(file, JSON.stringify({ ...good, payments: [{ ...p, amount: -1, history: [{ ...p.history[0], source: 'robot' }, ...p.history.slice(1)] }] }))
     } else if (content === 'DANGLING') {
       await writeFile(file, JSON.stringify({ ...good, payments: [{ ...good.payments[0], merchant: 'ghost' }] }))
+    } else if (content === 'HUGE_AMOUNT') {
+      await writeFile(file, JSON.stringify({ ...good, payments: [{ ...good.payments[0], amount: 1.79e308 }] }))
+    } else if (content === 'CRLF_EVENT') {
+      await writeFile(file, JSON.stringify({ ...good, deliveries: [{ ...good.deliveries[0], event: 'x\r\nX-Injected: 1' }] }))
+    } else if (content === 'DEEP') {
+      const levels = 20_000
+      await writeFile(file, JSON.stringify(good).replace('"sandbox":true}', `"sandbox":true,"x":${'['.repeat(levels)}${']'.repeat(levels)}}`))
     } else if (content !== null) {
       await writeFile(file, typeof content === 'string' ? content : JSON.stringify(content))
     }

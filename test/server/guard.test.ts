@@ -189,7 +189,7 @@ describe('state-changing requests must say application/json, so a browser has to
     const { sb } = await withPayment()
     const file = await sb.client.exportState()
     const merchant = file.merchants[0]!
-    file.merchants.push(...Array.from({ length: 12_000 }, (_, i) => ({ ...merchant, key: `m_${i}_${'k'.repeat(60)}`, name: 'n'.repeat(60) })))
+    file.merchants.push(...Array.from({ length: 9_000 }, (_, i) => ({ ...merchant, key: `m_${i}_${'k'.repeat(100)}`, name: 'n'.repeat(150) })))
     const body = JSON.stringify(file)
     expect(body.length).toBeGreaterThan(2 * 1024 * 1024)
     const imported = await send(sb, 'POST', '/_sandbox/import', { 'content-type': 'application/json' }, body)

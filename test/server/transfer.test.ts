@@ -1,5 +1,7 @@
 import { createServer } from 'node:http'
 import { expect, test } from 'vitest'
+import { exportAjv, exportFileSchema } from '../../src/domain/export-schema.js'
+import { exportMadeThroughApi } from '../export-files.js'
 import { sandbox } from '../helpers.js'
 
 test('an imported pending delivery is recorded as failed and never sent by itself', async () => {
@@ -32,4 +34,17 @@ test('an imported pending delivery is recorded as failed and never sent by itsel
   } finally {
     receiver.close()
   }
+})
+
+test('a state made through the API passes the whole export schema and imports back as it was', async () => {
+  const made = await exportMadeThroughApi()
+  const ajv = exportAjv()
+  expect(ajv.validateSchema(exportFileSchema), JSON.stringify(ajv.errors)).toBe(true)
+  const whole = ajv.getSchema(exportFileSchema.$id)!
+  expect(whole(made), JSON.stringify(whole.errors)).toBe(true)
+
+  const sb = await sandbox()
+  expect((await sb.client.importState(made)).loaded).toEqual({ merchants: 2, payments: 2, deliveries: 3 })
+  const again = await sb.client.exportState()
+  expect({ ...again, exportedAt: '' }).toEqual({ ...made, exportedAt: '' })
 })

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify'
+import type { ExportImage } from '../../domain/transfer.js'
 import type { SandboxService } from '../../service/sandbox.js'
 import { exportSandbox, importSandbox, resetSandbox } from '../../service/transfer.js'
+import { readImportBody } from '../import-body.js'
 import type { SandboxInfo } from '../info.js'
 import { anyObject } from '../schemas.js'
-
-/** Largest import body: an export of a busy sandbox is far above the API's 1 MB. */
-export const IMPORT_BODY_LIMIT = 256 * 1024 * 1024
 
 /** Body-less POSTs send `{}` (src/server/guard.ts reads an empty JSON body as {}). */
 const emptyBody = { type: 'object', additionalProperties: false } as const
@@ -28,8 +27,11 @@ export function lifecycleRoutes(service: SandboxService, info: () => SandboxInfo
 
     app.get('/_sandbox/export', async () => exportSandbox(service, info().version, new Date()))
 
-    app.post('/_sandbox/import', { bodyLimit: IMPORT_BODY_LIMIT, schema: { body: anyObject } }, async (request) =>
-      importSandbox(service, request.body),
-    )
+    // Its own JSON parser reads and checks the file as it arrives; the body the handler gets is checked.
+    await app.register(async (scope) => {
+      scope.removeAllContentTypeParsers()
+      scope.addContentTypeParser('application/json', readImportBody)
+      scope.post('/_sandbox/import', { schema: { body: anyObject } }, async (request) => importSandbox(service, request.body as ExportImage))
+    })
   }
 }
