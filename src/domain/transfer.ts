@@ -175,9 +175,32 @@ export class ExportChecker {
 
 /** An export file as written to disk: JSON with one record per line, like the data file (readable, diffable). */
 export function exportFileText(file: ExportFile): string {
+  return [...exportFileChunks(file)].join('')
+}
+
+/**
+ * The export file's text in pieces of a few hundred records each, so a large state can be sent without ever
+ * building it as one string, and without holding the event loop while it is written out.
+ */
+export function* exportFileChunks(file: ExportFile, recordsPerChunk = 500): Generator<string> {
   const { merchants, payments, deliveries, ...envelope } = file
-  const list = (name: ListName, records: readonly object[]) =>
-    `${JSON.stringify(name)}: [${records.length > 0 ? `\n${records.map((r) => JSON.stringify(r)).join(',\n')}\n` : ''}]`
-  const head = Object.entries(envelope).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`)
-  return `{\n${[...head, list('merchants', merchants), list('payments', payments), list('deliveries', deliveries)].join(',\n')}\n}\n`
+  const head = Object.entries(envelope).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
+  yield `{\n${head.join('')}`
+  const lists: Array<[ListName, readonly object[]]> = [
+    ['merchants', merchants],
+    ['payments', payments],
+    ['deliveries', deliveries],
+  ]
+  for (const [index, [name, records]] of lists.entries()) {
+    let text = `${JSON.stringify(name)}: [`
+    for (let i = 0; i < records.length; i++) {
+      text += `${i === 0 ? '\n' : ',\n'}${JSON.stringify(records[i])}`
+      if ((i + 1) % recordsPerChunk === 0) {
+        yield text
+        text = ''
+      }
+    }
+    yield `${text}${records.length > 0 ? '\n' : ''}]${index < lists.length - 1 ? ',' : ''}\n`
+  }
+  yield '}\n'
 }

@@ -134,7 +134,10 @@ test('an export of 150,000 payments imports back into a fresh sandbox, and one p
   const a = await started()
   const loaded = await postImport(a.sb.url, [Buffer.from(text)], Buffer.byteLength(text))
   expect(loaded).toMatchObject({ status: 200, json: { loaded: { merchants: 1, payments: 150_000, deliveries: 37_500 } } })
+  // The export is sent as it is written: the server keeps answering meanwhile.
+  const watching = watchHealth(a.sb.url)
   const exportedA = (await get(a.sb.url, '/_sandbox/export')).text
+  expect((await watching.stop()).maxMs).toBeLessThan(HEALTH_BOUND_MS)
   // The sandbox keeps every record as it was given: its export is the file, but for exportedAt.
   expect(exportedA.slice(exportedA.indexOf('"merchants":'))).toBe(text.slice(text.indexOf('"merchants":')))
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import type { ExportImage } from '../../domain/transfer.js'
+import { Readable } from 'node:stream'
+import { type ExportImage, exportFileChunks } from '../../domain/transfer.js'
 import type { SandboxService } from '../../service/sandbox.js'
 import { exportSandbox, importSandbox, resetSandbox } from '../../service/transfer.js'
 import { readImportBody } from '../import-body.js'
@@ -25,7 +26,10 @@ export function lifecycleRoutes(service: SandboxService, info: () => SandboxInfo
 
     app.post('/_sandbox/reset', { schema: { body: emptyBody } }, async () => resetSandbox(service))
 
-    app.get('/_sandbox/export', async () => exportSandbox(service, info().version, new Date()))
+    // Sent as it is written, a few hundred records at a time: a large state never stalls other requests.
+    app.get('/_sandbox/export', async (_request, reply) =>
+      reply.type('application/json; charset=utf-8').send(Readable.from(exportFileChunks(exportSandbox(service, info().version, new Date())))),
+    )
 
     // Its own JSON parser reads and checks the file as it arrives; the body the handler gets is checked.
     await app.register(async (scope) => {
