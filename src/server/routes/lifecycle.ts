@@ -10,6 +10,14 @@ import { anyObject } from '../schemas.js'
 /** Body-less POSTs send `{}` (src/server/guard.ts reads an empty JSON body as {}). */
 const emptyBody = { type: 'object', additionalProperties: false } as const
 
+/** Hands out each piece in its own turn of the event loop: a fast reader would otherwise drain all in one. */
+async function* oneTurnEach<T>(pieces: Iterable<T>): AsyncGenerator<T> {
+  for (const piece of pieces) {
+    yield piece
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
 /**
  * Lifecycle of the sandbox under /_sandbox: shutdown, reset, export, import.
  * `onShutdownRequest` runs once the shutdown answer is sent; it runs the same stop path as SIGTERM.
@@ -28,7 +36,7 @@ export function lifecycleRoutes(service: SandboxService, info: () => SandboxInfo
 
     // Sent as it is written, a few hundred records at a time: a large state never stalls other requests.
     app.get('/_sandbox/export', async (_request, reply) =>
-      reply.type('application/json; charset=utf-8').send(Readable.from(exportFileChunks(exportSandbox(service, info().version, new Date())))),
+      reply.type('application/json; charset=utf-8').send(Readable.from(oneTurnEach(exportFileChunks(exportSandbox(service, info().version, new Date()))))),
     )
 
     // Its own JSON parser reads and checks the file as it arrives; the body the handler gets is checked.
