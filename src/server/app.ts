@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { AllowedHosts } from '../domain/request-guard.js'
 import type { SandboxService } from '../service/sandbox.js'
-import { installErrorHandling } from './errors.js'
+import { installJsonBody } from './body.js'
+import { frameworkError, installErrorHandling } from './errors.js'
 import { installGuard } from './guard.js'
 import type { SandboxInfo } from './info.js'
 import { apiRoutes } from './routes/api.js'
@@ -62,11 +63,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Prototype keys are dropped, not refused: the body is then judged by the spec's rules like any other.
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
+    frameworkErrors: frameworkError,
   })
   // JSON only: without this, text/plain bodies would be parsed as strings.
   app.removeContentTypeParser('text/plain')
   installErrorHandling(app, options.logError ?? (() => {}))
   installGuard(app, options.allowedHosts ?? [])
+  installJsonBody(app)
 
   const log = options.log
   if (log) {

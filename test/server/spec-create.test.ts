@@ -124,7 +124,7 @@ describe('POST /api/v1/request', () => {
     for (const field of ['description', 'mobile']) {
       const res = await sb.client.raw({ method: 'POST', path: '/api/v1/request', body: { ...valid, [field]: 12 } })
       expect(res.status).toBe(400)
-      expect(res.json).toEqual({ statusCode: 400, error: 'invalid_field', message: `${field} must be a string (got a number)` })
+      expect(res.json).toEqual({ result: 400, statusCode: 400, error: 'invalid_field', message: `${field} must be a string (got a number)` })
     }
   })
 
