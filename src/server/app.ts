@@ -9,6 +9,7 @@ import { apiRoutes } from './routes/api.js'
 import { checkoutRoutes } from './routes/checkout.js'
 import { lifecycleRoutes } from './routes/lifecycle.js'
 import { sandboxRoutes } from './routes/sandbox.js'
+import { siteRoutes } from './routes/site.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -42,7 +43,7 @@ function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
 }
 
 /** Quiet paths: polled often, not worth a console line each. */
-const QUIET = /^\/(_sandbox\/health|pay\/[^/]+\/(status|events)|assets\/)/
+const QUIET = /^\/(_sandbox\/health|pay\/[^/]+\/(status|events)|assets\/|favicon\.ico$)/
 
 /** Builds the Fastify app without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -89,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(apiRoutes(options.service))
   await app.register(sandboxRoutes(options.service, options.info))
   await app.register(checkoutRoutes(options.service))
+  await app.register(siteRoutes())
   await app.register(lifecycleRoutes(options.service, options.info, options.onShutdownRequest ?? (() => {})))
   for (const plugin of options.plugins ?? []) await app.register(plugin)
   return app
