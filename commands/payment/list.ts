@@ -3,6 +3,7 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { paint, status, table, truncate } from '../../src/cli/format.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
+import { formatAmount } from '../../src/domain/amount.js'
 import { shownPayment } from '../../src/domain/display.js'
 
 export default class PaymentList extends ClientCommand {
@@ -36,8 +37,8 @@ export default class PaymentList extends ClientCommand {
           payments.map((p) => [
             p.trackId,
             status(p.status),
-            String(p.amount),
-            p.paidAmount === undefined ? '' : p.paidAmount === p.amount ? String(p.paidAmount) : paint(chalk.yellow, p.paidAmount),
+            formatAmount(p.amount),
+            p.paidAmount === undefined ? '' : p.paidAmount === p.amount ? formatAmount(p.paidAmount) : paint(chalk.yellow, formatAmount(p.paidAmount)),
             p.merchant,
             p.createdAt.replace('T', ' ').slice(0, 19),
             truncate(p.description ?? '', 40),

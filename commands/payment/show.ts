@@ -5,6 +5,7 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { state } from '../../src/cli/deliveries.js'
 import { fields, line, paint, status, table } from '../../src/cli/format.js'
 import type { Delivery, Payment } from '../../src/client/index.js'
+import { formatAmount } from '../../src/domain/amount.js'
 import { shownDelivery, shownPayment } from '../../src/domain/display.js'
 
 export default class PaymentShow extends ClientCommand {
@@ -46,7 +47,7 @@ export default class PaymentShow extends ClientCommand {
     this.log(
       table(
         ['AT', 'STATUS', 'BY', 'PAID'],
-        payment.history.map((h) => [h.at, status(h.status), h.source, h.paidAmount === undefined ? '' : String(h.paidAmount)]),
+        payment.history.map((h) => [h.at, status(h.status), h.source, h.paidAmount === undefined ? '' : formatAmount(h.paidAmount)]),
       ),
     )
     this.log('')

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { formatAmount, formatUnits, SHOWN_DECIMALS, shownUnits, toUnits } from '../domain/amount.js'
 
 /**
  * The sandbox's cryptocurrencies and their fixed conversion rates.
@@ -47,22 +48,30 @@ export function findAsset(code: string | undefined): SandboxAsset | undefined {
   return ASSETS.find((a) => a.code === code)
 }
 
-const USD_DECIMALS = 8
-
-/** The amount to send in `asset` for `usd` dollars, as an exact decimal string without trailing zeros. */
+/**
+ * The amount to send in `asset` for `usd` dollars, as an exact decimal string without trailing zeros: the
+ * dollars as shown (8 decimals), converted and rounded up to the asset's smallest unit. Never 0: an order worth
+ * less than that unit asks for the unit (see `belowSmallestUnit`).
+ */
 export function assetAmount(usd: number, asset: SandboxAsset): string {
-  const dollars = toUnits(String(usd), USD_DECIMALS)
-  const rate = toUnits(asset.usdRate, USD_DECIMALS)
-  const scaled = dollars * 10n ** BigInt(asset.decimals)
-  const units = (scaled + rate - 1n) / rate
-  return formatUnits(units, asset.decimals, 0)
+  const rate = toUnits(asset.usdRate, SHOWN_DECIMALS)
+  const units = (shownUnits(usd) * 10n ** BigInt(asset.decimals) + rate - 1n) / rate
+  return formatUnits(units > 0n ? units : 1n, asset.decimals, 0)
+}
+
+/** Whether `usd` dollars are worth less than the smallest unit of `asset`, which the page then asks for. */
+export function belowSmallestUnit(usd: number, asset: SandboxAsset): boolean {
+  return shownUnits(usd) * 10n ** BigInt(asset.decimals) < toUnits(asset.usdRate, SHOWN_DECIMALS)
+}
+
+/** The smallest amount of `asset` the page asks for, e.g. 0.00000001 */
+export function smallestUnit(asset: SandboxAsset): string {
+  return formatUnits(1n, asset.decimals, 0)
 }
 
 /** Dollars with two to eight decimals and thousands separators: 1,234.50 */
 export function formatUsd(usd: number): string {
-  const text = formatUnits(toUnits(String(usd), USD_DECIMALS), USD_DECIMALS, 2)
-  const [whole = '0', fraction] = text.split('.')
-  return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${fraction !== undefined ? `.${fraction}` : ''}`
+  return formatAmount(usd, { minDecimals: 2, separators: true })
 }
 
 /**
@@ -72,26 +81,6 @@ export function formatUsd(usd: number): string {
 export function sandboxAddress(trackId: string, asset: SandboxAsset): string {
   const digest = createHash('sha256').update(`${asset.code}\u0000${trackId}`).digest()
   return `sandbox-${asset.code.toLowerCase()}-${base32(digest).slice(0, 32)}`
-}
-
-/** Parses a non-negative decimal ("12.5", "1e-7") into integer units of 10^-decimals, truncating extra digits. */
-export function toUnits(text: string, decimals: number): bigint {
-  const m = /^(\d+)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text)
-  if (!m) throw new RangeError(`not a non-negative decimal: ${text}`)
-  const whole = m[1]!
-  const fraction = m[2] ?? ''
-  const digits = whole + fraction
-  const shift = decimals + whole.length + Number(m[3] ?? 0) - digits.length
-  return shift >= 0 ? BigInt(digits) * 10n ** BigInt(shift) : BigInt(digits) / 10n ** BigInt(-shift)
-}
-
-/** Integer units back to a decimal string, trailing zeros trimmed down to `minDecimals`. */
-export function formatUnits(units: bigint, decimals: number, minDecimals: number): string {
-  const text = units.toString().padStart(decimals + 1, '0')
-  const whole = text.slice(0, text.length - decimals)
-  let fraction = text.slice(text.length - decimals)
-  while (fraction.length > minDecimals && fraction.endsWith('0')) fraction = fraction.slice(0, -1)
-  return fraction.length > 0 ? `${whole}.${fraction}` : whole
 }
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567'

@@ -1,6 +1,17 @@
 import { isFinal } from '../domain/payment.js'
 import type { Payment } from '../domain/types.js'
-import { ASSETS, DEFAULT_ASSET, assetAmount, findAsset, formatUsd, sandboxAddress, type SandboxAsset } from './assets.js'
+import { isRoundedForDisplay } from '../domain/amount.js'
+import {
+  ASSETS,
+  DEFAULT_ASSET,
+  assetAmount,
+  belowSmallestUnit,
+  findAsset,
+  formatUsd,
+  sandboxAddress,
+  smallestUnit,
+  type SandboxAsset,
+} from './assets.js'
 import { html, type SafeHtml } from './html.js'
 import { layout } from './layout.js'
 import { qrSvg } from './qr.js'
@@ -43,7 +54,7 @@ ${final ? '' : controls(payment)}
 async function choosePayment(payment: Payment, chosen: SandboxAsset): Promise<SafeHtml> {
   const options = ASSETS.map(
     (a) => html`<label class="asset"><input type="radio" name="asset" id="asset-${a.code}" value="${a.code}"${a.code === chosen.code ? html` checked` : ''}>
-<span><strong>${a.code}</strong> <small>${a.name}</small><small>${assetAmount(payment.amount, a)} ${a.unit}</small></span></label>`,
+<span><strong>${a.code}</strong> <small>${a.name}</small><small>${assetAmount(payment.amount, a)} ${a.unit}${belowSmallestUnit(payment.amount, a) ? ' (rounded up)' : ''}</small></span></label>`,
   )
   const panels = await Promise.all(ASSETS.map((a) => panel(payment, a)))
   return html`<section class="card pay" aria-labelledby="pay-heading">
@@ -75,6 +86,11 @@ async function panel(payment: Payment, asset: SandboxAsset): Promise<SafeHtml> {
 ${qr}
 <div>
 <p>Send exactly <strong>${amount} ${asset.unit}</strong> on the ${asset.network} network to this sandbox address.</p>
+${
+  belowSmallestUnit(payment.amount, asset)
+    ? html`<p class="muted">The order is worth less than ${smallestUnit(asset)} ${asset.unit}, the smallest amount the sandbox asks for in ${asset.unit}: it rounds up to ${smallestUnit(asset)} ${asset.unit}.</p>`
+    : ''
+}
 <div class="field"><span>Deposit address (sandbox, not real)</span>
 <div class="copy-row"><code class="value" id="addr-${id}">${address}</code><button type="button" class="secondary small" data-copy="addr-${id}" data-what="Address" aria-label="Copy ${asset.code} address" hidden data-js>Copy</button></div></div>
 <div class="field"><span>Amount in ${asset.unit}</span>
@@ -112,7 +128,7 @@ function result(payment: Payment, merchantName: string): SafeHtml {
   if (payment.status === 'paid') {
     const paid = payment.paidAmount ?? payment.amount
     detail = html`<p>${formatUsd(paid)} USD paid${asset ? html` as ${assetAmount(paid, asset)} ${asset.unit}` : ''}.</p>
-${paid !== payment.amount ? html`<p class="muted">That is not the order amount (${formatUsd(payment.amount)} USD); the merchant sees this when they verify.</p>` : ''}
+${paid !== payment.amount ? differentAmount(paid, payment.amount) : ''}
 ${payment.refNumber !== undefined ? html`<p class="muted">Reference <code>${payment.refNumber}</code></p>` : ''}`
   } else {
     detail = html`<p>The payment was cancelled or not completed. Nothing was charged.</p>`
@@ -127,6 +143,14 @@ ${
     : html`<p class="muted">You can close this page.</p>`
 }
 </section>`
+}
+
+/** A paid amount that is not the order amount; exact numbers when the shown ones would look the same. */
+function differentAmount(paid: number, order: number): SafeHtml {
+  const exact = formatUsd(paid) === formatUsd(order) || isRoundedForDisplay(paid) || isRoundedForDisplay(order)
+  return exact
+    ? html`<p class="muted">That is not the order amount: ${String(paid)} USD paid, ${String(order)} USD ordered, exactly; the merchant sees this when they verify.</p>`
+    : html`<p class="muted">That is not the order amount (${formatUsd(order)} USD); the merchant sees this when they verify.</p>`
 }
 
 /** The page for a trackId this sandbox does not know. */

@@ -1,3 +1,4 @@
+import { isRoundedForDisplay } from '../domain/amount.js'
 import { paymentStatuses } from '../domain/payment.js'
 import type { Merchant, Payment, PaymentStatus } from '../domain/types.js'
 import { findAsset, formatUsd } from './assets.js'
@@ -52,8 +53,8 @@ function paymentsTable(payments: Payment[], names: ReadonlyMap<string, string>):
 <td class="nowrap">${time(p.createdAt)}</td>
 <td class="nowrap"><a href="/pay/${encodeURIComponent(p.trackId)}"><code>${p.trackId}</code></a></td>
 <td>${names.get(p.merchant) ?? ''}<br><code class="muted">${p.merchant}</code></td>
-<td class="num">${formatUsd(p.amount)}</td>
-<td class="num">${p.paidAmount !== undefined && p.status !== 'failed' ? formatUsd(p.paidAmount) : '—'}${
+<td class="num">${usd(p.amount)}</td>
+<td class="num">${p.paidAmount !== undefined && p.status !== 'failed' ? usd(p.paidAmount) : '—'}${
       asset && p.status !== 'failed' ? html`<br><span class="muted">in ${asset.code}</span>` : ''
     }</td>
 <td><span class="status st-${p.status}" title="${STATUS_LABEL[p.status]}">${p.status}</span></td>
@@ -67,6 +68,11 @@ function paymentsTable(payments: Payment[], names: ReadonlyMap<string, string>):
 <tbody>${rows}</tbody>
 </table>
 </div>`
+}
+
+/** An amount rounded for the table; the exact number, as verify answers it, on hover when they differ. */
+function usd(amount: number): SafeHtml {
+  return isRoundedForDisplay(amount) ? html`<span title="${String(amount)}">${formatUsd(amount)}</span>` : html`${formatUsd(amount)}`
 }
 
 function merchantsTable(merchants: Merchant[], counts: ReadonlyMap<string, number>): SafeHtml {

@@ -48,7 +48,7 @@ export function layout(input: LayoutInput): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
+<link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <title>${input.title} · SANDBOX</title>
 <style>${raw(STYLES)}</style>
 </head>

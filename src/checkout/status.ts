@@ -33,10 +33,11 @@ export function checkoutStatus(payment: Payment): CheckoutStatus {
 }
 
 /**
- * The merchant's returnUrl with `trackId` and `status` appended to its query, before any fragment. The rest
- * is the text the merchant sent, byte for byte: it is spliced, not re-serialized by URL (which would
- * percent-encode quotes and non-ASCII and normalize the host and path). Only http(s) URLs are followed,
- * whatever was stored.
+ * The merchant's returnUrl with `trackId` and `status` in its query, before any fragment. The rest is the text
+ * the merchant sent, byte for byte: it is spliced, not re-serialized by URL (which would percent-encode quotes
+ * and non-ASCII and normalize the host and path). Where the query already has a `trackId` or `status` field,
+ * its value is replaced in place and any repeat of that name dropped, so a server reading the query never gets
+ * two values; the others are appended. Only http(s) URLs are followed, whatever was stored.
  */
 export function returnLink(payment: Payment): string | undefined {
   const given = payment.returnUrl
@@ -52,9 +53,38 @@ export function returnLink(payment: Payment): string | undefined {
   const hash = given.indexOf('#')
   const head = hash === -1 ? given : given.slice(0, hash)
   const fragment = hash === -1 ? '' : given.slice(hash)
-  const joint = !head.includes('?') ? '?' : head.endsWith('?') || head.endsWith('&') ? '' : '&'
-  const added = new URLSearchParams({ trackId: payment.trackId, status: payment.status }).toString()
-  return `${head}${joint}${added}${fragment}`
+  const mark = head.indexOf('?')
+  const path = mark === -1 ? head : head.slice(0, mark)
+  const ours = new Map<string, string>([
+    ['trackId', payment.trackId],
+    ['status', payment.status],
+  ])
+  const placed = new Set<string>()
+  const fields: string[] = []
+  for (const field of mark === -1 ? [] : head.slice(mark + 1).split('&')) {
+    const name = fieldName(field)
+    const value = ours.get(name)
+    if (value === undefined) fields.push(field)
+    else if (!placed.has(name)) {
+      placed.add(name)
+      fields.push(new URLSearchParams([[name, value]]).toString())
+    }
+  }
+  let query = fields.join('&')
+  const rest = [...ours].filter(([name]) => !placed.has(name))
+  if (rest.length > 0) query += `${query === '' || query.endsWith('&') ? '' : '&'}${new URLSearchParams(rest).toString()}`
+  return `${path}?${query}${fragment}`
+}
+
+/** A query field's name as servers read it (`+` is a space, percent-escapes decoded). */
+function fieldName(field: string): string {
+  const eq = field.indexOf('=')
+  const raw = (eq === -1 ? field : field.slice(0, eq)).replaceAll('+', ' ')
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return raw
+  }
 }
 
 export const STATUS_LABEL: Readonly<Record<PaymentStatus, string>> = {

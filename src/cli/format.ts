@@ -72,8 +72,12 @@ export function truncate(text: string, max: number): string {
   return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text
 }
 
-/** Parses a positive-looking decimal flag; returns undefined for text that is not a number. */
+/**
+ * Parses a decimal flag (`25`, `1.1400000000000001`, `1e-8`) into the number a JSON client would send;
+ * undefined for text that is not a decimal number, or one too large for a double (`1e400`).
+ */
 export function parseNumber(text: string): number | undefined {
   if (!/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(text)) return undefined
-  return Number(text)
+  const value = Number(text)
+  return Number.isFinite(value) ? value : undefined
 }

@@ -46,7 +46,7 @@ export interface RawResponse {
 export interface RawRequest {
   method: string
   path: string
-  /** A string is sent as is; anything else as JSON. */
+  /** A string is sent as UTF-8, a Buffer byte for byte, anything else as JSON. */
   body?: unknown
   headers?: Record<string, string>
   timeoutMs?: number
@@ -87,7 +87,7 @@ export class SandboxClient {
   /** Any request, answered as it came; only an unreachable sandbox throws. */
   raw(req: RawRequest): Promise<RawResponse> {
     const payload =
-      req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body)
+      req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : JSON.stringify(req.body)
     const headers: Record<string, string> = { accept: 'application/json', ...req.headers }
     if (payload !== undefined) {
       headers['content-type'] ??= 'application/json'

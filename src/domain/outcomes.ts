@@ -3,7 +3,8 @@
  *
  * Spec outcomes carry the spec's `result` code and exact `message` (or none, where the spec gives none).
  * Request errors are transport-level problems the spec defines no code for (malformed JSON, unknown route,
- * …): they are answered with an HTTP 4xx and `{error, message, statusCode}`, never with an invented `result`.
+ * …): they are answered with an HTTP 4xx (or 5xx) and `{statusCode, error, message}`. Under /api/v1 the body
+ * also carries `result`, the HTTP status (see `specApiErrorBody`).
  */
 
 export const SpecResult = {
@@ -57,6 +58,8 @@ export const RequestError = {
   invalidJson: { statusCode: 400, error: 'invalid_json' },
   invalidBody: { statusCode: 400, error: 'invalid_body' },
   invalidField: { statusCode: 400, error: 'invalid_field' },
+  /** A malformed request Node or Fastify refuses before any route sees it (a bad URL, a cut body …). */
+  badRequest: { statusCode: 400, error: 'bad_request' },
   /** Host header missing, malformed, or a name not allowed (DNS rebinding). */
   hostNotAllowed: { statusCode: 403, error: 'host_not_allowed' },
   /** Origin header of a page whose host is not allowed, or `null` (file:// pages, sandboxed frames). */
@@ -70,6 +73,8 @@ export const RequestError = {
   payloadTooLarge: { statusCode: 413, error: 'payload_too_large' },
   unsupportedMediaType: { statusCode: 415, error: 'unsupported_media_type' },
   storageUnavailable: { statusCode: 503, error: 'storage_unavailable' },
+  /** A bug: the answer names no internals; the console has the details. */
+  internalError: { statusCode: 500, error: 'internal_error' },
 } as const
 export type RequestErrorKind = keyof typeof RequestError
 
@@ -77,6 +82,25 @@ export interface RequestErrorBody {
   statusCode: number
   error: string
   message: string
+}
+
+/** Paths of the spec API: every body there carries an integer `result`. */
+export function isSpecApiPath(path: string): boolean {
+  return path === '/api/v1' || path.startsWith('/api/v1/')
+}
+
+/** A request error as the spec API answers it. */
+export interface SpecApiErrorBody extends RequestErrorBody {
+  result: number
+}
+
+/**
+ * The spec says every response body carries an integer `result`, so a client may switch on it alone. A
+ * request error's `result` is its HTTP status (400–599): it can never be read as one of the spec's codes (100,
+ * 103–109, 202, 203), and it says what the status says.
+ */
+export function specApiErrorBody(body: RequestErrorBody): SpecApiErrorBody {
+  return { result: body.statusCode, ...body }
 }
 
 /** A request error raised by domain or store code; the server turns it into its HTTP answer. */

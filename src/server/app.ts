@@ -1,13 +1,15 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { AllowedHosts } from '../domain/request-guard.js'
 import type { SandboxService } from '../service/sandbox.js'
-import { installErrorHandling } from './errors.js'
+import { installJsonBody } from './body.js'
+import { frameworkError, installErrorHandling } from './errors.js'
 import { installGuard } from './guard.js'
 import type { SandboxInfo } from './info.js'
 import { apiRoutes } from './routes/api.js'
 import { checkoutRoutes } from './routes/checkout.js'
 import { lifecycleRoutes } from './routes/lifecycle.js'
 import { sandboxRoutes } from './routes/sandbox.js'
+import { siteRoutes } from './routes/site.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -41,7 +43,7 @@ function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
 }
 
 /** Quiet paths: polled often, not worth a console line each. */
-const QUIET = /^\/(_sandbox\/health|pay\/[^/]+\/(status|events)|assets\/)/
+const QUIET = /^\/(_sandbox\/health|pay\/[^/]+\/(status|events)|assets\/|favicon\.ico$)/
 
 /** Builds the Fastify app without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -62,11 +64,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Prototype keys are dropped, not refused: the body is then judged by the spec's rules like any other.
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
+    frameworkErrors: frameworkError,
   })
   // JSON only: without this, text/plain bodies would be parsed as strings.
   app.removeContentTypeParser('text/plain')
   installErrorHandling(app, options.logError ?? (() => {}))
   installGuard(app, options.allowedHosts ?? [])
+  installJsonBody(app)
 
   const log = options.log
   if (log) {
@@ -86,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(apiRoutes(options.service))
   await app.register(sandboxRoutes(options.service, options.info))
   await app.register(checkoutRoutes(options.service))
+  await app.register(siteRoutes())
   await app.register(lifecycleRoutes(options.service, options.info, options.onShutdownRequest ?? (() => {})))
   for (const plugin of options.plugins ?? []) await app.register(plugin)
   return app

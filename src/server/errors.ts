@@ -1,15 +1,36 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
-import { RequestError, type RequestErrorBody, SandboxError } from '../domain/outcomes.js'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isSpecApiPath, RequestError, type RequestErrorBody, SandboxError, specApiErrorBody } from '../domain/outcomes.js'
 
-const byFastifyCode: Record<string, (e: FastifyError) => RequestErrorBody> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: (e) => ({
+const byFastifyCode: Record<string, (e: FastifyError, request: FastifyRequest) => RequestErrorBody> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => ({
     ...RequestError.unsupportedMediaType,
-    message: `Content-Type must be application/json (got ${e.message.replace(/^Unsupported Media Type:?\s*/i, '') || 'none'})`,
+    message: `Content-Type must be application/json (got ${request.headers['content-type'] || 'none'})`,
   }),
   FST_ERR_CTP_BODY_TOO_LARGE: () => ({ ...RequestError.payloadTooLarge, message: 'request body is larger than 1 MB' }),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => ({ ...RequestError.invalidJson, message: 'request body is empty; send a JSON object' }),
   FST_ERR_CTP_INVALID_JSON_BODY: (e) => ({ ...RequestError.invalidJson, message: `request body is not valid JSON: ${e.message}` }),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => ({ ...RequestError.invalidBody, message: 'Content-Length does not match the body' }),
+}
+
+/** The path of a request, without its query. */
+export function pathOf(request: FastifyRequest): string {
+  const q = request.url.indexOf('?')
+  return q === -1 ? request.url : request.url.slice(0, q)
+}
+
+/** Sends a request error as JSON; under /api/v1 the body carries its `result` too, as the spec wants of every body. */
+export function sendRequestError(request: FastifyRequest, reply: FastifyReply, body: RequestErrorBody): FastifyReply {
+  request.outcome ??= {}
+  request.outcome.error = body.error
+  return reply
+    .code(body.statusCode)
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify(isSpecApiPath(pathOf(request)) ? specApiErrorBody(body) : body))
+}
+
+/** Fastify's `frameworkErrors`: a URL it cannot decode (`/api/v1/request%zz`) or a parameter too long, before routing. */
+export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void sendRequestError(request, reply, { ...RequestError.badRequest, statusCode: error.statusCode ?? 400, message: error.message })
 }
 
 /**
@@ -24,24 +45,21 @@ export function installErrorHandling(app: FastifyInstance, logError: (error: unk
     } else if (error.validation) {
       body = { ...RequestError.invalidBody, message: `request ${error.message}` }
     } else if (error.code && byFastifyCode[error.code]) {
-      body = byFastifyCode[error.code]!(error)
+      body = byFastifyCode[error.code]!(error, request)
     } else if (error instanceof SyntaxError) {
       body = { ...RequestError.invalidJson, message: `request body is not valid JSON: ${error.message}` }
     } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      body = { statusCode: error.statusCode, error: 'bad_request', message: error.message }
+      body = { ...RequestError.badRequest, statusCode: error.statusCode, message: error.message }
     } else {
       logError(error)
-      body = { statusCode: 500, error: 'internal_error', message: 'unexpected error; the sandbox console has details' }
+      body = { ...RequestError.internalError, message: 'unexpected error; the sandbox console has details' }
     }
-    request.outcome ??= {}
-    request.outcome.error = body.error
-    return reply.code(body.statusCode).type('application/json; charset=utf-8').send(body)
+    return sendRequestError(request, reply, body)
   })
 
-  app.setNotFoundHandler((request, reply) => {
-    const body = { ...RequestError.notFound, message: `no route ${request.method} ${request.url.split('?')[0]}` }
-    return reply.code(404).send(body)
-  })
+  app.setNotFoundHandler((request, reply) =>
+    sendRequestError(request, reply, { ...RequestError.notFound, message: `no route ${request.method} ${pathOf(request)}` }),
+  )
 }
 
 declare module 'fastify' {

@@ -3,6 +3,7 @@ import { refusedPage } from '../checkout/checkout-page.js'
 import { pageHeaders } from '../checkout/layout.js'
 import { RequestError, type RequestErrorBody } from '../domain/outcomes.js'
 import { type AllowedHosts, judgeRequest } from '../domain/request-guard.js'
+import { sendRequestError } from './errors.js'
 
 /**
  * Refuses, before any route runs, requests a web page could have made: a Host or Origin that is not allowed,
@@ -26,21 +27,12 @@ export function installGuard(app: FastifyInstance, allowed: AllowedHosts): void 
     )
     if (refusal === undefined) return done()
     const body: RequestErrorBody = { ...RequestError[refusal.kind], message: refusal.message }
-    request.outcome = { error: body.error }
     if (request.routeOptions.config.page && (request.method === 'GET' || request.method === 'HEAD')) {
+      request.outcome = { error: body.error }
       reply.code(body.statusCode).headers(pageHeaders(false)).send(refusedPage(refusal.message))
     } else {
-      reply.code(body.statusCode).type('application/json; charset=utf-8').send(body)
+      sendRequestError(request, reply, body)
     }
-  })
-
-  // A body-less POST must still say application/json; outside the spec API its empty body reads as {}.
-  const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig
-  const parseJson = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error')
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' && !request.url.startsWith('/api/')) return done(null, {})
-    parseJson(request, body as string, done)
   })
 }
 

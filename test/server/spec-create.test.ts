@@ -36,7 +36,8 @@ const rows: Array<{ name: string; change: Record<string, unknown>; result: numbe
   { name: 'amount boolean', change: { amount: true }, result: 105 },
   { name: 'amount object', change: { amount: { value: 10 } }, result: 105 },
   { name: 'amount smallest step 0.00000001', change: { amount: 0.00000001 }, result: 100 },
-  { name: 'amount with 9 decimals', change: { amount: 0.000000001 }, result: 105 },
+  { name: 'amount with 9 decimals', change: { amount: 0.000000001 }, result: 100 },
+  { name: 'amount computed with floats (1 + 0.14)', change: { amount: 1 + 0.14 }, result: 100 },
   { name: 'amount decimal', change: { amount: 10.25 }, result: 100 },
   { name: 'amount at the upper bound 1e12', change: { amount: 1e12 }, result: 100 },
   { name: 'amount above the upper bound', change: { amount: 1e12 + 1 }, result: 105 },
@@ -123,7 +124,7 @@ describe('POST /api/v1/request', () => {
     for (const field of ['description', 'mobile']) {
       const res = await sb.client.raw({ method: 'POST', path: '/api/v1/request', body: { ...valid, [field]: 12 } })
       expect(res.status).toBe(400)
-      expect(res.json).toEqual({ statusCode: 400, error: 'invalid_field', message: `${field} must be a string (got a number)` })
+      expect(res.json).toEqual({ result: 400, statusCode: 400, error: 'invalid_field', message: `${field} must be a string (got a number)` })
     }
   })
 

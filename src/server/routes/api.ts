@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { SandboxError } from '../../domain/outcomes.js'
 import type { SandboxService } from '../../service/sandbox.js'
 import { anyObject, specCreateResponse, specVerifyResponse } from '../schemas.js'
 
@@ -25,5 +26,19 @@ export function apiRoutes(service: SandboxService) {
         return body
       },
     )
+
+    // Another method on a spec path is 405 naming the one allowed, before any body is read.
+    for (const url of ['/api/v1/request', '/api/v1/verify']) {
+      app.route({
+        method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+        url,
+        exposeHeadRoute: false,
+        onRequest: async (request, reply) => {
+          reply.header('allow', 'POST')
+          throw new SandboxError('methodNotAllowed', `${request.method} ${url}: the spec API takes POST only, with a JSON body`)
+        },
+        handler: async () => undefined,
+      })
+    }
   }
 }
