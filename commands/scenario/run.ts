@@ -17,13 +17,14 @@ const START_CALLBACKS = { retries: 5, timeoutMs: 2_000, scheduleMs: [100, 200, 4
 
 export default class ScenarioRun extends ClientCommand {
   static override summary = 'Run scenario files against a sandbox and check every expectation'
-  static override description = `A scenario file (JSON, "version": 1) is a list of steps: create merchants and payments, simulate the customer, verify, expect callbacks, wait. All files are checked before anything runs: an invalid file exits 2 naming the file, step and field. A folder stands for its *.json files. Exits 6 when an expectation fails (the steps after it in that scenario are skipped), 0 when all pass.
+  static override description = `A scenario file (JSON or YAML, "version": 1) is a list of steps: create merchants and payments, simulate the customer, verify, expect callbacks, wait. Its JSON Schema ships as pay-sandbox/schemas/scenario.schema.json, for editors. All files are checked before anything runs: an invalid file exits 2 naming the file, line, step and field. A folder stands for its *.json, *.yaml and *.yml files. Exits 6 when an expectation fails (the steps after it in that scenario are skipped), 0 when all pass.
 
 --start runs a throwaway sandbox in this process (temporary data file, callback retries after 100/200/400 ms); otherwise the sandbox at --url is used, which must be able to reach 127.0.0.1, where callback receivers listen.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/scenarios --start',
     '<%= config.bin %> <%= command.id %> fixtures/scenarios/paid.json --url http://127.0.0.1:8787',
+    '<%= config.bin %> <%= command.id %> my-flow.yaml --start',
     '<%= config.bin %> <%= command.id %> fixtures/scenarios --start --reporter junit > scenarios.xml',
     '<%= config.bin %> <%= command.id %> fixtures/scenarios --reporter junit --output reports/scenarios.xml',
   ]

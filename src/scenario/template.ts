@@ -68,19 +68,21 @@ export function parseTemplate(input: string): { pieces: Piece[] } | { error: str
   return { pieces }
 }
 
+type Path = Array<string | number>
+
 /** Every reference in a JSON value (strings at any depth), with the problems of malformed ones. */
-export function collectRefs(value: Json, path: string): { refs: Array<{ path: string; name: string; field: string; source: string }>; errors: Array<{ path: string; message: string }> } {
-  const refs: Array<{ path: string; name: string; field: string; source: string }> = []
-  const errors: Array<{ path: string; message: string }> = []
-  const walk = (v: Json, p: string) => {
+export function collectRefs(value: Json, path: Path): { refs: Array<{ path: Path; name: string; field: string; source: string }>; errors: Array<{ path: Path; message: string }> } {
+  const refs: Array<{ path: Path; name: string; field: string; source: string }> = []
+  const errors: Array<{ path: Path; message: string }> = []
+  const walk = (v: Json, p: Path) => {
     if (typeof v === 'string') {
       const parsed = parseTemplate(v)
       if ('error' in parsed) errors.push({ path: p, message: parsed.error })
       else for (const piece of parsed.pieces) if (piece.kind === 'ref') refs.push({ path: p, name: piece.name, field: piece.field, source: piece.source })
     } else if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, `${p}[${i}]`))
+      v.forEach((item, i) => walk(item, [...p, i]))
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, item] of Object.entries(v)) walk(item, p ? `${p}.${k}` : k)
+      for (const [k, item] of Object.entries(v)) walk(item, [...p, k])
     }
   }
   walk(value, path)

@@ -4,7 +4,11 @@ import type { Json } from './template.js'
 
 export const SCENARIO_VERSION = 1
 
-/** A checked scenario file. Values typed `Json` may hold `${…}` templates, resolved when the step runs. */
+/**
+ * A checked scenario file, as the runner reads it: each step with its kind, number and defaults. The shape of
+ * the file itself is the schema's (schema.ts); parse.ts builds these from it, so the compiler holds the two in
+ * step. Values typed `Json` may hold `${…}` templates, resolved when the step runs.
+ */
 export interface Scenario {
   version: typeof SCENARIO_VERSION
   name: string
@@ -46,9 +50,6 @@ export interface ToggleStep extends StepBase {
   /** Name of a merchant step. */
   merchant: string
 }
-
-/** Fields the create step sends; anything JSON, so invalid values can be tested. */
-export const CREATE_FIELDS = ['merchant', 'amount', 'callbackUrl', 'returnUrl', 'description', 'mobile'] as const
 
 export interface CreateStep extends StepBase {
   kind: 'create'

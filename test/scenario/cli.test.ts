@@ -80,18 +80,46 @@ describe('pay scenario run', () => {
     expect(merchants.find((m) => m.key === 'sandbox')?.enabled).toBe(true)
   })
 
-  it('exits 2 for an invalid file, naming file, step and field, and runs nothing', async () => {
+  it('exits 2 for an invalid file, naming file, line, step and field, and runs nothing', async () => {
     const sb = await sandbox()
     const dir = await tempDir()
-    const bad = await file(dir, 'bad.json', { version: 1, name: 'bad', steps: [{ merchant: { as: 'shop' } }, { create: { merchant: '${shop.key}', amout: 1 } }, { verify: { trackId: '${order.trackId}', merchant: 'x' } }] })
+    const steps = [{ merchant: { as: 'shop' } }, { create: { merchant: '${shop.key}', amout: 1 } }, { verify: { trackId: '${order.trackId}', merchant: 'x' } }]
+    const bad = await file(dir, 'bad.json', JSON.stringify({ version: 1, name: 'bad', steps }, null, 2))
     const r = await pay(['scenario', 'run', `${SHIPPED}/paid.json`, bad, '--url', sb.url])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr).toContain('Error: 2 problems in scenario files; nothing was run:\n')
-    expect(r.stderr).toContain(`${bad}: step 2 (create) › create.amout: unknown field (did you mean "amount"?)`)
-    expect(r.stderr).toContain(`${bad}: step 3 (verify) › verify.trackId: \${order.trackId} refers to "order", which no earlier step defines`)
+    expect(r.stderr).toContain(`${bad}:13:9: step 2 (create) › create.amout: unknown field (did you mean "amount"?)`)
+    expect(r.stderr).toContain(`${bad}:18:20: step 3 (verify) › verify.trackId: \${order.trackId} refers to "order", which no earlier step defines`)
     expect(await sb.client.listPayments()).toEqual([])
     expect(await sb.client.listMerchants()).toHaveLength(1)
+  })
+
+  it('runs a folder of JSON and YAML scenarios, and names the line of a mistake in a YAML file', async () => {
+    const dir = await tempDir()
+    await file(dir, 'a.json', { version: 1, name: 'json one', steps: [{ wait: 1 }] })
+    await file(dir, 'b.yml', 'version: 1\nname: yaml one\nsteps:\n  - wait: 1\n')
+    const ok = await pay(['scenario', 'run', dir, '--start'])
+    expect(ok.stdout).toMatch(/^json one \(.*a\.json\)\n.*\nyaml one \(.*b\.yml\)\n/)
+    expect(ok.code).toBe(0)
+    const bad = await file(dir, 'c.yaml', 'version: 1\nname: typo\nsteps:\n  - merchant: { as: shop }\n  - create:\n      merchant: ${shop.key}\n      amout: 1\n')
+    const r = await pay(['scenario', 'run', dir, '--start'])
+    expect(r.stderr).toContain(`${bad}:7:7: step 2 (create) › create.amout: unknown field (did you mean "amount"?)`)
+    expect(r.code).toBe(2)
+  })
+
+  it('refuses YAML nested 200,000 levels deep with exit 2 naming the file, and still checks the next file', async () => {
+    const dir = await tempDir()
+    const head = 'version: 1\nname: deep\nsteps:\n  - create:\n      description:'
+    const block = await file(dir, 'a-block.yaml', `${head}\n        ${'- '.repeat(200_000)}x\n`)
+    const flow = await file(dir, 'b-flow.yaml', `${head} ${'['.repeat(200_000)}${']'.repeat(200_000)}\n`)
+    const after = await file(dir, 'c-after.yaml', 'version: 1\nname: after\nsteps:\n  - wait: soon\n')
+    const r = await pay(['scenario', 'run', dir, '--url', 'http://127.0.0.1:9'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`${block}:6:129: nested too deep`)
+    expect(r.stderr).toContain(`${flow}:5:84: arrays and objects nested more than 64 levels deep`)
+    expect(r.stderr).toContain(`${after}:4:11: step 1 (wait) › wait: must be a whole number`)
+    expect(r.stderr).not.toMatch(/call stack|heap|RangeError/)
   })
 
   const usage: Array<[string, string[], RegExp, number]> = [

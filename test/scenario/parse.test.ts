@@ -4,10 +4,11 @@ import { parseTemplate, resolveValue } from '../../src/scenario/template.js'
 
 const FILE = 'bad.json'
 
-function problemsOf(doc: unknown): string[] {
-  const parsed = parseScenario(typeof doc === 'string' ? doc : JSON.stringify(doc), FILE)
+/** The problems of a file, pretty-printed as people write them; `positions: false` leaves out line and column. */
+function problemsOf(doc: unknown, { positions = true } = {}): string[] {
+  const parsed = parseScenario(typeof doc === 'string' ? doc : JSON.stringify(doc, null, 2), FILE)
   if ('scenario' in parsed) throw new Error('expected problems, the file was accepted')
-  return parsed.problems
+  return positions ? parsed.problems : parsed.problems.map((p) => p.replace(/^bad\.json:\d+:\d+: /, 'bad.json: '))
 }
 
 const base = (steps: unknown[]) => ({ version: 1, name: 'x', steps })
@@ -17,21 +18,26 @@ const create = { create: { as: 'order', merchant: '${shop.key}', amount: 10, cal
 describe('scenario validator', () => {
   const rows: Array<[string, unknown, string]> = [
     ['not JSON, with line and column', '{\n  "version": 1,\n  oops\n}', 'bad.json: not valid JSON'],
-    ['not an object', [1, 2], 'bad.json: must be a JSON object'],
-    ['missing version', { name: 'x', steps: [{ wait: 1 }] }, 'bad.json: version: missing; write "version": 1'],
+    ['not an object', [1, 2], 'bad.json: must be an object {"version": 1, "name": …, "steps": […]}, got a list of 2'],
+    ['missing version', { name: 'x', steps: [{ wait: 1 }] }, 'bad.json: version: missing; e.g. "version": 1'],
     ['future version', { version: 2, name: 'x', steps: [{ wait: 1 }] }, 'version: must be 1 (the only format version), got 2'],
+    ['blank name', { version: 1, name: '  ', steps: [{ wait: 1 }] }, 'name: must be a non-empty string of at most 200 characters, got "  "'],
     ['missing name', { version: 1, steps: [{ wait: 1 }] }, 'bad.json: name: missing'],
     ['unknown top-level field', { ...base([{ wait: 1 }]), stpes: [] }, 'bad.json: stpes: unknown field'],
-    ['no steps', base([]), 'steps: is empty'],
-    ['steps not an array', { version: 1, name: 'x', steps: {} }, 'steps: must be an array of steps, got an object'],
-    ['unknown action', base([{ pay: {} }]), 'bad.json: step 1: has no action; use one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait (unknown: pay)'],
-    ['two actions', base([{ wait: 1, create: {} }]), 'step 1: has wait and create; a step does one thing'],
+    ['no steps', base([]), 'steps: must be a list of 1 to 500 steps, got an empty list'],
+    ['too many steps', base(Array(501).fill({ wait: 1 })), 'steps: must be a list of 1 to 500 steps, got a list of 501'],
+    ['steps not an array', { version: 1, name: 'x', steps: {} }, 'steps: must be a list of 1 to 500 steps, got {}'],
+    ['a step that is not an object', base([5]), 'bad.json: step 1: must be an object with one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait, got 5'],
+    ['unknown action', base([{ pay: {} }]), 'bad.json: step 1: needs one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait (unknown: pay)'],
+    ['two actions', base([{ wait: 1, create: {} }]), 'step 1: has wait and create; use only one'],
     ['wait out of range', base([{ wait: 600000 }]), 'step 1 (wait) › wait: must be a whole number of milliseconds from 0 to 60000, got 600000'],
     ['typo in a create field', base([merchant, { create: { as: 'o', merchant: 'k', amout: 10, callbackUrl: 'x' } }]), 'step 2 (create) › create.amout: unknown field (did you mean "amount"?); allowed: as, merchant, amount'],
     ['case typo gets a suggestion', base([merchant, { create: { as: 'o', merchant: 'k', amount: 1, callbackURL: 'x' } }]), 'create.callbackURL: unknown field (did you mean "callbackUrl"?)'],
     ['expect result not an integer', base([merchant, { ...create, expect: { result: '100' } }]), 'step 2 (create) › expect.result: must be a whole number from 0 to 999, got "100"'],
-    ['expect on a wait', base([{ wait: 1, expect: { result: 100 } }]), 'step 1 (wait) › expect: a wait step takes no "expect"'],
-    ['receiver without a name', base([{ receiver: {} }]), 'step 1 (receiver) › receiver.as: missing'],
+    ['expect on a wait', base([{ wait: 1, expect: { result: 100 } }]), 'step 1 (wait) › expect: unknown field; allowed: wait, title'],
+    ['a step body of the wrong type', base([{ receiver: 5 }]), 'step 1 (receiver) › receiver: must be an object like {"as":"receiver"}, got 5'],
+    ['receiver without a name', base([{ receiver: {} }]), 'step 1 (receiver) › receiver.as: missing; e.g. "as": "receiver"'],
+    ['a name with a space', base([{ merchant: { as: 'my shop' } }]), 'merchant.as: must be a name of letters, digits, _ or - starting with a letter or _, got "my shop"'],
     ['receiver failStatus 200', base([{ receiver: { as: 'r', failStatus: 200 } }]), 'receiver.failStatus: must be a whole number from 400 to 599, got 200'],
     ['duplicate name', base([merchant, { merchant: { as: 'shop' } }]), 'step 2 (merchant) › merchant.as: "shop" is already the name of step 1'],
     ['reserved name', base([{ merchant: { as: 'sandbox' } }]), 'merchant.as: "sandbox" is reserved'],
@@ -39,28 +45,48 @@ describe('scenario validator', () => {
     ['simulate a bad outcome', base([merchant, create, { simulate: { payment: 'order', outcome: 'refunded' } }]), 'step 3 (simulate) › simulate.outcome: must be one of paid, unfinalized, failed, got "refunded"'],
     ['simulate expect status unknown', base([merchant, create, { simulate: { payment: 'order', outcome: 'paid' }, expect: { status: 'done' } }]), 'expect.status: must be one of pending, unfinalized, paid, failed'],
     ['verify with neither payment nor trackId', base([{ verify: {} }]), 'step 1 (verify) › verify.trackId: missing; without "payment", verify needs both "trackId" and "merchant"'],
-    ['amountMatchesOrder without payment', base([{ verify: { trackId: 't', merchant: 'k' }, expect: { amountMatchesOrder: true } }]), 'expect.amountMatchesOrder: needs "payment" in verify'],
+    ['amountMatchesOrder without payment', base([{ verify: { trackId: 't', merchant: 'k' }, expect: { amountMatchesOrder: true } }]), 'step 1 (verify) › verify.payment: missing; "expect.amountMatchesOrder" compares the answer with the order amount, so verify needs "payment"'],
+    ['create expect with neither result nor error', base([merchant, { ...create, expect: {} }]), 'step 2 (create) › expect: needs one of result, error'],
+    ['create expect with both result and error', base([merchant, { ...create, expect: { result: 105, error: 'invalid_field' } }]), 'step 2 (create) › expect: has result and error; use only one'],
+    ['an error expectation with a typo', base([merchant, { ...create, expect: { error: 'invalid_field', mesage: 'x' } }]), 'step 2 (create) › expect.mesage: unknown field (did you mean "message"?); allowed: error, message'],
     ['refNumber presence not boolean', base([merchant, create, { verify: { payment: 'order' }, expect: { refNumber: 1 } }]), 'expect.refNumber: must be true (present), false (absent) or the exact text, got 1'],
     ['disable a name that is not a merchant', base([{ receiver: { as: 'r' } }, { disable: 'r' }]), 'step 2 (disable) › disable: "r" is step 1, a receiver step, not a merchant step'],
     ['disable an unknown merchant', base([{ disable: 'shop' }]), 'disable: no earlier merchant step is named "shop"'],
     ['callback at an unknown receiver', base([merchant, create, { callback: { receiver: 'hook', payment: 'order' } }]), 'step 3 (callback) › callback.receiver: no earlier receiver step is named "hook"'],
-    ['callback with nothing to match', base([{ receiver: { as: 'r' } }, { callback: { receiver: 'r' } }]), 'step 2 (callback) › callback: give "payment" or "match"'],
-    ['callback in the log needs a payment', base([{ callback: { match: { status: 'paid' } } }]), 'callback.payment: missing'],
+    ['callback with nothing to match', base([{ receiver: { as: 'r' } }, { callback: { receiver: 'r' } }]), 'step 2 (callback) › callback.match: missing; give "payment" or "match"'],
+    ['callback with an empty match', base([{ receiver: { as: 'r' } }, { callback: { receiver: 'r', match: {} } }]), 'step 2 (callback) › callback.match: give "payment" or "match": something to tell this callback from others, got {}'],
+    ['callback in the log needs a payment', base([{ callback: { match: { status: 'paid' } } }]), 'callback.payment: missing; without "receiver", the callback is looked up in the sandbox’s delivery log, by payment'],
     ['callback within too long', base([merchant, create, { callback: { payment: 'order', within: 999999 } }]), 'callback.within: must be a whole number from 1 to 120000'],
     ['payment of a failing create has no trackId', base([merchant, { ...create, expect: { result: 105 } }, { simulate: { payment: 'order', outcome: 'paid' } }]), 'simulate.payment: "order" (step 2) expects a failure, so it has no trackId'],
   ]
   it.each(rows)('%s', (_label, doc, message) => {
-    const problems = problemsOf(doc)
+    const problems = problemsOf(doc, { positions: false })
     expect(problems.join('\n')).toContain(message)
   })
 
   it('reports the line and column of a JSON syntax error', () => {
-    const [problem] = problemsOf('{\n  "version": 1,\n  oops\n}')
-    expect(problem).toMatch(/line 3, column 3/)
+    expect(problemsOf('{\n  "version": 1,\n  oops\n}')).toEqual(['bad.json:3:3: not valid JSON: Expected double-quoted property name'])
+  })
+
+  it('names the line and column of the offending field in a JSON file', () => {
+    const text = ['{', '  "version": 1,', '  "name": "x",', '  "steps": [', '    { "merchant": { "as": "shop" } },', '    { "create": { "merchant": "${shop.key}", "amout": 1 } },', '    { "wait": "soon" }', '  ]', '}'].join('\n')
+    expect(problemsOf(text)).toEqual([
+      'bad.json:6:46: step 2 (create) › create.amout: unknown field (did you mean "amount"?); allowed: as, merchant, amount, callbackUrl, returnUrl, description, mobile',
+      'bad.json:7:15: step 3 (wait) › wait: must be a whole number of milliseconds from 0 to 60000, got "soon"',
+    ])
+  })
+
+  it('lists at most 50 problems of a file and counts the rest, and cuts a huge field name', () => {
+    const problems = problemsOf(base(Array(80).fill({ wait: -1 })))
+    expect(problems).toHaveLength(51)
+    expect(problems[50]).toBe('bad.json: … and 30 more problems')
+    const [long] = problemsOf({ ...base([{ wait: 1 }]), ['x'.repeat(100_000)]: 1 })
+    expect(long).toMatch(/^bad\.json:9:3: x+…$/)
+    expect(long).toHaveLength(1000)
   })
 
   it('reports every problem of a file at once, in step order', () => {
-    const problems = problemsOf(base([{ wait: -1 }, { pay: 1 }, { create: { amout: 1 } }]))
+    const problems = problemsOf(base([{ wait: -1 }, { pay: 1 }, { create: { amout: 1 } }]), { positions: false })
     expect(problems).toHaveLength(3)
     expect(problems[0]).toContain('step 1 (wait)')
     expect(problems[1]).toContain('step 2:')
@@ -69,7 +95,7 @@ describe('scenario validator', () => {
 
   it('throws a ScenarioFileError listing the problems', () => {
     expect(() => parseScenarioOrThrow(JSON.stringify(base([{ wait: 'soon' }])), FILE)).toThrow(ScenarioFileError)
-    expect(() => parseScenarioOrThrow(JSON.stringify(base([{ wait: 'soon' }])), FILE)).toThrow(/bad\.json is not a valid scenario:\n {2}bad\.json: step 1 \(wait\)/)
+    expect(() => parseScenarioOrThrow(JSON.stringify(base([{ wait: 'soon' }])), FILE)).toThrow(/bad\.json is not a valid scenario:\n {2}bad\.json:1:\d+: step 1 \(wait\)/)
   })
 
   it('accepts a complete file and fills in defaults', () => {
@@ -106,7 +132,7 @@ describe('references', () => {
     ['inside a callback match', [{ receiver: { as: 'hook' } }, { callback: { receiver: 'hook', match: { trackId: '${nope.trackId}' } } }], 'callback.match.trackId: ${nope.trackId} refers to "nope"'],
   ]
   it.each(refRows)('an error when %s, before anything runs', (_label, steps, message) => {
-    expect(problemsOf(base(steps)).join('\n')).toContain(message)
+    expect(problemsOf(base(steps), { positions: false }).join('\n')).toContain(message)
   })
 
   it('parses text, references, repeats and the $${ escape', () => {

@@ -1,15 +1,17 @@
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
 import { type Sandbox, type SandboxOptions, startSandbox } from '../../src/index.js'
 import { loadScenarios } from '../../src/scenario/load.js'
-import { runScenario } from '../../src/scenario/run.js'
+import { parseScenarioOrThrow } from '../../src/scenario/parse.js'
+import { runScenario, type ScenarioReport } from '../../src/scenario/run.js'
 import type { Scenario } from '../../src/scenario/types.js'
 import { ROOT } from '../helpers.js'
 
 const DIR = join(ROOT, 'fixtures', 'scenarios')
 const FILES = readdirSync(DIR)
-  .filter((n) => n.endsWith('.json'))
+  .filter((n) => /\.(json|ya?ml)$/.test(n))
   .sort()
   .map((n) => relative(ROOT, join(DIR, n)))
 
@@ -41,5 +43,17 @@ describe('shipped scenarios (fixtures/scenarios)', () => {
     const report = await runScenario(scenario, { client: sb.client })
     const failures = report.steps.filter((s) => s.outcome !== 'passed').map((s) => `${s.number}. ${s.title}: ${s.outcome} ${s.message ?? ''}`)
     expect(failures).toEqual([])
+  })
+
+  const YAML_FILES = FILES.filter((f) => !f.endsWith('.json'))
+  it.each(YAML_FILES)('%s runs as its JSON twin does', async (file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8')
+    const fromYaml = parseScenarioOrThrow(text, 'twin.yaml')
+    const fromJson = parseScenarioOrThrow(JSON.stringify(parse(text)), 'twin.json')
+    expect({ ...fromYaml, file: 'twin.json' }).toEqual(fromJson)
+    const shape = (r: ScenarioReport) => r.steps.map((s) => [s.number, s.kind, s.title, s.outcome, s.message])
+    const [a, b] = [await runScenario(fromYaml, { client: sb.client }), await runScenario(fromJson, { client: sb.client })]
+    expect(shape(a)).toEqual(shape(b))
+    expect(a.ok && b.ok).toBe(true)
   })
 })

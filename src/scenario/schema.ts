@@ -1,0 +1,462 @@
+import { outcomes, paymentStatuses } from '../domain/payment.js'
+import { SCENARIO_VERSION } from './types.js'
+
+/*
+ * The scenario file format, stated once. Ajv checks files against it (validate.ts), file.ts derives the type
+ * of a file from it, editors show its titles and descriptions as hover docs and its enums as completions, and
+ * the build writes it to schemas/scenario.schema.json. Draft-07: the newest draft that VS Code's JSON service
+ * and the YAML language server fully support.
+ *
+ * `errorMessage` (a keyword editors already show for type, enum and pattern mismatches) is the message `pay`
+ * prints too, followed by what the file has. Without it the message is made from type, range and enum.
+ *
+ * Adding a step: one more branch in `stepSchemas` and in the steps' oneOf (its action key in `required`), its
+ * runtime type in types.ts, its checks of names in parse.ts, then its runner code in run.ts.
+ */
+
+export const SCENARIO_SCHEMA_ID = 'urn:pay-sandbox:scenario:1'
+
+export const LIMITS = { waitMs: 60_000, withinMs: 120_000, failFirst: 100, steps: 500, depth: 64 } as const
+
+const NAME = '^[A-Za-z_][A-Za-z0-9_-]*$'
+
+const text = (max: number, what: string, examples: readonly string[]) =>
+  ({
+    type: 'string',
+    minLength: 1,
+    maxLength: max,
+    pattern: '\\S',
+    description: what,
+    errorMessage: `must be a non-empty string of at most ${max} characters`,
+    examples,
+  }) as const
+
+const title = {
+  title: 'Step title',
+  ...text(200, 'Shown for this step in reports instead of the title made from the step.', ['verify before paying → 202 (not completed yet)']),
+} as const
+
+const bindName = (what: string, example: string) =>
+  ({
+    title: 'Name (as)',
+    description: `${what} Later steps refer to it by this name, e.g. \${${example}.…}. Letters, digits, _ and -; unique in the file.`,
+    type: 'string',
+    pattern: NAME,
+    maxLength: 100,
+    errorMessage: 'must be a name of letters, digits, _ or - starting with a letter or _',
+    examples: [example],
+  }) as const
+
+const stepName = (title: string, kind: string, example: string) =>
+  ({
+    title,
+    description: `The "as" name of an earlier ${kind} step.`,
+    type: 'string',
+    pattern: NAME,
+    maxLength: 100,
+    errorMessage: `must be the name of a ${kind} step (its "as")`,
+    examples: [example],
+  }) as const
+
+/** A value sent as is after ${…} references are replaced: any JSON, so invalid input can be tested too. */
+const sent = (title: string, what: string, examples: readonly unknown[]) =>
+  ({ title, description: `${what} Any JSON value is sent as written (after \${…} references), so invalid input can be tested.`, examples }) as const
+
+const presence = (title: string, what: string) =>
+  ({
+    title,
+    description: `${what} true: present; false: absent; a string: equal to it (after \${…} references).`,
+    type: ['boolean', 'string'],
+    errorMessage: 'must be true (present), false (absent) or the exact text',
+    examples: [true, false],
+  }) as const
+
+const resultCode = (what: string) =>
+  ({ title: 'Result code', description: what, type: 'integer', minimum: 0, maximum: 999, examples: [100, 105, 202] }) as const
+
+const requestError = {
+  title: 'Request error code',
+  description: 'The error code of a 4xx answer the spec has no result code for, e.g. invalid_field or invalid_transition.',
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  pattern: '\\S',
+  errorMessage: 'must be a non-empty string of at most 100 characters',
+  examples: ['invalid_field', 'invalid_transition'],
+} as const
+
+const receiverStep = {
+  title: 'receiver step',
+  description: 'Starts a callback endpoint on 127.0.0.1 that records every request it gets. Binds ${as.url}.',
+  type: 'object',
+  required: ['receiver'],
+  additionalProperties: false,
+  properties: {
+    receiver: {
+      title: 'Callback receiver',
+      description: 'A local endpoint that records callbacks; the first failFirst requests are answered with failStatus, to see the sandbox retry.',
+      type: 'object',
+      required: ['as'],
+      additionalProperties: false,
+      properties: {
+        as: bindName('The receiver’s name.', 'receiver'),
+        failFirst: {
+          title: 'Fail the first N requests',
+          description: 'How many requests, from the first, are answered with failStatus before the receiver answers 200.',
+          type: 'integer',
+          minimum: 0,
+          maximum: LIMITS.failFirst,
+          default: 0,
+          examples: [2],
+        },
+        failStatus: {
+          title: 'Status of a failed answer',
+          description: 'The HTTP status the failing requests get.',
+          type: 'integer',
+          minimum: 400,
+          maximum: 599,
+          default: 500,
+          examples: [503],
+        },
+      },
+      examples: [{ as: 'receiver' }, { as: 'flaky', failFirst: 2, failStatus: 503 }],
+    },
+    title,
+  },
+} as const
+
+const merchantStep = {
+  title: 'merchant step',
+  description: 'Creates a merchant for this scenario. Binds ${as.key} and ${as.name}.',
+  type: 'object',
+  required: ['merchant'],
+  additionalProperties: false,
+  properties: {
+    merchant: {
+      title: 'New merchant',
+      description: 'A merchant of this scenario, so scenarios do not share state.',
+      type: 'object',
+      required: ['as'],
+      additionalProperties: false,
+      properties: {
+        as: bindName('The merchant’s name in this file.', 'shop'),
+        key: { title: 'API key', description: 'The merchant API key; random when left out. ${…} references are replaced.', type: 'string', errorMessage: 'must be a string', examples: ['shop-key-1'] },
+        name: { title: 'Merchant name', description: 'Shown on the checkout page; made from the scenario name when left out. ${…} references are replaced.', type: 'string', errorMessage: 'must be a string', examples: ['Coffee shop'] },
+      },
+      examples: [{ as: 'shop' }],
+    },
+    title,
+  },
+} as const
+
+function toggleStep<K extends 'disable' | 'enable'>(kind: K, description: string) {
+  const merchant = stepName(`Merchant to ${kind}`, 'merchant', 'shop')
+  return {
+    title: `${kind} step`,
+    description,
+    type: 'object',
+    required: [kind] as const,
+    additionalProperties: false,
+    properties: { [kind]: merchant, title } as Record<K, typeof merchant> & { title: typeof title },
+  } as const
+}
+
+const createFields = {
+  merchant: sent('Merchant API key', 'The merchant field, usually "${shop.key}".', ['${shop.key}']),
+  amount: sent('Amount', 'The order amount; a number greater than 0 is valid.', [25.5]),
+  callbackUrl: sent('Callback URL', 'Where the sandbox sends callbacks, e.g. "${receiver.url}".', ['${receiver.url}']),
+  returnUrl: sent('Return URL', 'Where the checkout page sends the customer back.', ['https://merchant.example/thanks']),
+  description: sent('Order description', 'Shown on the checkout page.', ['Order #1042']),
+  mobile: sent('Customer mobile', 'The customer’s mobile number.', ['09123456789']),
+} as const
+
+/** The create fields the spec's request takes, in the order of the spec. */
+export const CREATE_FIELDS = Object.keys(createFields) as Array<keyof typeof createFields>
+
+const createStep = {
+  title: 'create step',
+  description: 'POST /api/v1/request: asks for a payment. Binds ${as.trackId}, ${as.checkoutUrl}, ${as.result}, ${as.message}, ${as.amount} and ${as.merchant} (only result and message when a failure is expected).',
+  type: 'object',
+  required: ['create'],
+  additionalProperties: false,
+  properties: {
+    create: {
+      title: 'Payment request',
+      description: 'The fields to send; any may be left out or invalid, to test validation.',
+      type: 'object',
+      additionalProperties: false,
+      properties: { as: bindName('The payment’s name.', 'order'), ...createFields },
+      examples: [{ as: 'order', merchant: '${shop.key}', amount: 10, callbackUrl: '${receiver.url}' }],
+    },
+    expect: {
+      title: 'Expected answer',
+      description: 'A result code ({"result": 105}), by default {"result": 100}; or a 4xx request error ({"error": "invalid_field"}).',
+      oneOf: [
+        {
+          title: 'Expected result',
+          type: 'object',
+          required: ['result'],
+          additionalProperties: false,
+          properties: {
+            result: resultCode('The result code the answer must carry: 100 for success, 103–109 for the spec’s failures.'),
+            message: presence('Message', 'The answer’s message.'),
+            trackId: { title: 'Track ID', description: 'true: the answer carries a trackId; false: it does not.', type: 'boolean', errorMessage: 'must be true (present) or false (absent)' },
+          },
+        },
+        {
+          title: 'Expected request error',
+          type: 'object',
+          required: ['error'],
+          additionalProperties: false,
+          properties: { error: requestError, message: presence('Message', 'The error’s message.') },
+        },
+      ],
+      examples: [{ result: 105, message: 'Amount is missing or invalid', trackId: false }, { error: 'invalid_field' }],
+    },
+    title,
+  },
+} as const
+
+const simulateStep = {
+  title: 'simulate step',
+  description: 'Acts as the customer on the checkout page: pays, pays without finality, or fails.',
+  type: 'object',
+  required: ['simulate'],
+  additionalProperties: false,
+  properties: {
+    simulate: {
+      title: 'Customer action',
+      description: 'What the customer does with a payment of this file on the checkout page.',
+      type: 'object',
+      required: ['payment', 'outcome'],
+      additionalProperties: false,
+      properties: {
+        payment: stepName('Payment', 'create', 'order'),
+        outcome: { title: 'Outcome', description: 'What the customer does.', enum: outcomes, errorMessage: `must be one of ${outcomes.join(', ')}` },
+        amount: sent('Paid amount', 'The amount paid, when it differs from the order.', [4]),
+        asset: sent('Asset', 'The asset paid with.', ['USDT']),
+      },
+      examples: [{ payment: 'order', outcome: 'paid' }],
+    },
+    expect: {
+      title: 'Expected result',
+      description: 'The status the payment must reach (by default the outcome), or the error of a refused move.',
+      oneOf: [
+        {
+          title: 'Expected status',
+          type: 'object',
+          required: ['status'],
+          additionalProperties: false,
+          properties: { status: { title: 'Status', description: 'The payment’s status after the move.', enum: paymentStatuses, errorMessage: `must be one of ${paymentStatuses.join(', ')}` } },
+        },
+        { title: 'Expected refusal', type: 'object', required: ['error'], additionalProperties: false, properties: { error: requestError } },
+      ],
+      examples: [{ status: 'paid' }, { error: 'invalid_transition' }],
+    },
+    title,
+  },
+} as const
+
+const verifyStep = {
+  title: 'verify step',
+  description: 'POST /api/v1/verify: asks whether a payment is paid. Binds ${as.result}, ${as.amount}, ${as.refNumber} and ${as.message}.',
+  type: 'object',
+  required: ['verify'],
+  additionalProperties: false,
+  properties: {
+    verify: {
+      title: 'Verify request',
+      description: 'A payment of this file by name, or trackId and merchant as sent.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        as: bindName('The answer’s name.', 'check'),
+        payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step: supplies trackId, merchant and the order amount.' },
+        trackId: sent('Track ID', 'The trackId to send when there is no "payment".', ['${order.trackId}']),
+        merchant: sent('Merchant API key', 'The merchant to send when there is no "payment".', ['${shop.key}']),
+      },
+      if: { required: ['payment'], properties: { payment: true } },
+      else: { required: ['trackId', 'merchant'], properties: { trackId: true, merchant: true }, errorMessage: 'without "payment", verify needs both "trackId" and "merchant"' },
+      examples: [{ payment: 'order' }, { trackId: '${order.trackId}', merchant: '${shop.key}' }],
+    },
+    expect: {
+      title: 'Expected answer',
+      description: 'Any of the fields below; those left out are not checked.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        result: resultCode('100 paid, 202 not completed yet, 203 invalid track ID, 103/104 merchant refused.'),
+        amount: {
+          title: 'Amount',
+          description: 'The amount the answer must carry; a string may be a reference such as "${order.amount}".',
+          type: ['number', 'string'],
+          errorMessage: 'must be a number (or a ${…} reference)',
+        },
+        amountMatchesOrder: {
+          title: 'Amount matches the order',
+          description: 'Whether the answered amount equals the order amount: the merchant’s check before delivering. Needs "payment".',
+          type: 'boolean',
+          errorMessage: 'must be true or false',
+        },
+        refNumber: presence('Reference number', 'The answer’s refNumber.'),
+        message: presence('Message', 'The answer’s message.'),
+      },
+      examples: [{ result: 100, amountMatchesOrder: true, refNumber: true }],
+    },
+    title,
+  },
+  if: { required: ['expect'], properties: { expect: { type: 'object', required: ['amountMatchesOrder'], properties: { amountMatchesOrder: true } } } },
+  then: {
+    properties: {
+      verify: {
+        type: 'object',
+        required: ['payment'],
+        properties: { payment: true },
+        errorMessage: '"expect.amountMatchesOrder" compares the answer with the order amount, so verify needs "payment"',
+      },
+    },
+  },
+} as const
+
+const callbackStep = {
+  title: 'callback step',
+  description:
+    'Waits for a callback answered 2xx: at a receiver of this file, or (without "receiver") delivered to the merchant’s own URL, as the sandbox’s delivery log shows.',
+  type: 'object',
+  required: ['callback'],
+  additionalProperties: false,
+  properties: {
+    callback: {
+      title: 'Expected callback',
+      description: 'Which callback to wait for, where, and for how long.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        receiver: stepName('Receiver', 'receiver', 'receiver'),
+        payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step: the callback must carry its trackId.' },
+        match: {
+          title: 'Body fields',
+          description: 'Fields the callback body must carry, compared deeply; ${…} references are replaced.',
+          type: 'object',
+          errorMessage: 'must be an object of body fields, e.g. {"status": "paid"}',
+          examples: [{ status: 'paid' }],
+        },
+        within: {
+          title: 'Time limit (ms)',
+          description: 'How long to wait for the callback, in milliseconds.',
+          type: 'integer',
+          minimum: 1,
+          maximum: LIMITS.withinMs,
+          default: 5000,
+          examples: [15000],
+        },
+        attempts: {
+          title: 'Attempts',
+          description: 'Requests needed up to and including the one answered 2xx.',
+          type: 'integer',
+          minimum: 1,
+          maximum: LIMITS.failFirst + 1,
+          examples: [3],
+        },
+      },
+      allOf: [
+        {
+          if: { required: ['receiver'], properties: { receiver: true } },
+          else: { required: ['payment'], properties: { payment: true }, errorMessage: 'without "receiver", the callback is looked up in the sandbox’s delivery log, by payment' },
+        },
+        {
+          if: { required: ['payment'], properties: { payment: true } },
+          else: {
+            required: ['match'],
+            properties: { match: { type: 'object', minProperties: 1, errorMessage: 'give "payment" or "match": something to tell this callback from others' } },
+            errorMessage: 'give "payment" or "match": something to tell this callback from others',
+          },
+        },
+      ],
+      examples: [{ receiver: 'receiver', payment: 'order', match: { status: 'paid' } }],
+    },
+    title,
+  },
+} as const
+
+const waitStep = {
+  title: 'wait step',
+  description: 'Sleeps.',
+  type: 'object',
+  required: ['wait'],
+  additionalProperties: false,
+  properties: {
+    wait: {
+      title: 'Milliseconds',
+      description: 'How long to sleep, in milliseconds.',
+      type: 'integer',
+      minimum: 0,
+      maximum: LIMITS.waitMs,
+      errorMessage: `must be a whole number of milliseconds from 0 to ${LIMITS.waitMs}`,
+      examples: [100],
+    },
+    title,
+  },
+} as const
+
+/** One schema per step kind, each required to carry its action key, in the order the README lists them. */
+export const stepSchemas = {
+  receiver: receiverStep,
+  merchant: merchantStep,
+  disable: toggleStep('disable', 'Disables a merchant: its requests get result 103.'),
+  enable: toggleStep('enable', 'Enables a disabled merchant again.'),
+  create: createStep,
+  simulate: simulateStep,
+  verify: verifyStep,
+  callback: callbackStep,
+  wait: waitStep,
+} as const
+
+export type StepKind = keyof typeof stepSchemas
+export const STEP_KINDS = Object.keys(stepSchemas) as StepKind[]
+
+export const scenarioSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: SCENARIO_SCHEMA_ID,
+  title: 'pay scenario',
+  description: 'A payment flow and what must happen, step by step; `pay scenario run` plays it against a sandbox and checks every expectation.',
+  type: 'object',
+  errorMessage: 'must be an object {"version": 1, "name": …, "steps": […]}',
+  required: ['version', 'name', 'steps'],
+  additionalProperties: false,
+  properties: {
+    $schema: { title: 'Schema', description: 'Where editors find this schema, e.g. "./node_modules/pay-sandbox/schemas/scenario.schema.json".', type: 'string' },
+    version: { title: 'Format version', description: 'The scenario format version; 1 is the only one.', const: SCENARIO_VERSION, errorMessage: 'must be 1 (the only format version)', examples: [1] },
+    name: { title: 'Name', ...text(200, 'The scenario’s name in reports.', ['paid']) },
+    description: { title: 'Description', ...text(2000, 'What the scenario shows; a property of the JUnit testsuite.', ['The customer pays the full amount.']) },
+    steps: {
+      title: 'Steps',
+      description: 'Run in order; once one fails, the rest are skipped.',
+      type: 'array',
+      minItems: 1,
+      maxItems: LIMITS.steps,
+      errorMessage: `must be a list of 1 to ${LIMITS.steps} steps`,
+      items: {
+        title: 'Step',
+        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait), an optional "title" and, on create, simulate and verify, an optional "expect".',
+        oneOf: [
+          stepSchemas.receiver,
+          stepSchemas.merchant,
+          stepSchemas.disable,
+          stepSchemas.enable,
+          stepSchemas.create,
+          stepSchemas.simulate,
+          stepSchemas.verify,
+          stepSchemas.callback,
+          stepSchemas.wait,
+        ],
+      },
+      examples: [[{ merchant: { as: 'shop' } }, { wait: 100 }]],
+    },
+  },
+} as const
+
+/** The text of schemas/scenario.schema.json, as the build writes it. */
+export function scenarioSchemaJson(): string {
+  return `${JSON.stringify(scenarioSchema, null, 2)}\n`
+}

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { parseScenario } from '../../src/scenario/parse.js'
+import { ROOT } from '../helpers.js'
+
+describe('the README section "Scenarios"', () => {
+  const section = readFileSync(join(ROOT, 'README.md'), 'utf8').split('## Scenarios\n')[1]!.split('\n## ')[0]!
+  const blocks = (lang: string) => [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!)
+
+  it('shows a YAML and a JSON example that are the same valid scenario', () => {
+    const [yamlExample] = blocks('yaml')
+    const [jsonExample] = blocks('json')
+    const yamlScenario = parseScenario(yamlExample!, 'paid.yaml')
+    const jsonScenario = parseScenario(jsonExample!, 'paid.json')
+    expect(yamlScenario).toHaveProperty('scenario')
+    expect({ ...(yamlScenario as { scenario: object }).scenario, file: 'paid.json' }).toEqual((jsonScenario as { scenario: object }).scenario)
+  })
+
+  it('shows the messages pay prints for its example of mistakes', () => {
+    const [, mistakes] = blocks('yaml')
+    const [messages] = blocks('text')
+    expect(parseScenario(mistakes!, 'my-flow.yaml')).toEqual({ problems: messages!.trimEnd().split('\n') })
+  })
+})
