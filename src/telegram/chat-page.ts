@@ -85,7 +85,7 @@ function conversation(input: ChatPageInput, bot: BotRecord): SafeHtml {
   const shown = input.messages.slice(-PAGE_MESSAGES)
   const hidden = input.messages.length - shown.length
   return html`<div id="chat-app" data-bot="${String(bot.id)}" data-chat="${String(input.chatId)}">
-<section id="conversation" class="card chat" aria-label="Messages" tabindex="0">
+<section id="conversation" class="card chat" aria-label="Conversation" tabindex="0">
 ${hidden > 0 ? html`<p class="muted">${String(hidden)} older messages are not shown; <code>pay chat messages</code> lists them all.</p>` : ''}
 ${shown.length === 0 ? html`<p class="muted" id="empty">No messages yet. Send <code>/start</code> to begin.</p>` : ''}
 <ol class="messages">${shown.map((m) => message(m))}</ol>
