@@ -8,7 +8,7 @@ import type { ChatMessage } from '../../src/client/index.js'
 
 export default class ChatMessages extends ClientCommand {
   static override summary = 'Show the messages of a chat with a bot, oldest first'
-  static override description = `With --follow, keeps printing new messages as the sandbox saves them; --until <regex> stops at the first new bot message whose text matches (exit 0), and --timeout gives up (exit 6 when --until was not met).
+  static override description = `With --follow, keeps printing new messages as the sandbox saves them; --until <regex> stops at the first bot message since the customer's last message whose text matches (exit 0; one that came before the command started counts), and --timeout gives up (exit 6 when --until was not met).
 --json prints one JSON document when the command ends: {"messages": [...]} (with --until, also "matched").`
 
   static override examples = [
@@ -21,7 +21,7 @@ export default class ChatMessages extends ClientCommand {
     ...chatFlags,
     limit: Flags.integer({ description: 'only the newest N', min: 1 }),
     follow: Flags.boolean({ char: 'f', description: 'keep printing new messages' }),
-    until: Flags.string({ description: 'with --follow: stop at the first new bot message matching this regular expression', dependsOn: ['follow'] }),
+    until: Flags.string({ description: 'with --follow: stop at the first bot message since the customer\'s last one that matches this regular expression', dependsOn: ['follow'] }),
     timeout: Flags.string({ description: 'with --follow: stop after this long (e.g. 30s, 2m)', dependsOn: ['follow'] }),
     interval: Flags.string({ description: 'with --follow: how often to look', default: '250ms' }),
   }
@@ -46,6 +46,11 @@ export default class ChatMessages extends ClientCommand {
       if (!this.jsonEnabled()) this.log(messageLines(m))
     }
     messages.forEach(show)
+    // A reply that came before this command started counts: the bot's messages since the customer's last one.
+    const matches = (m: ChatMessage) => pattern !== undefined && m.from === 'bot' && pattern.test(m.text ?? m.caption ?? '')
+    const lastCustomer = messages.findLastIndex((m) => m.from === 'user')
+    const early = flags.follow ? messages.slice(lastCustomer + 1).find(matches) : undefined
+    if (early) return { messages: [], matched: early }
     if (!flags.follow) {
       if (messages.length === 0) this.log(`No messages in chat ${first.chat} with @${first.bot.username} yet.`)
       return { messages }
@@ -59,7 +64,7 @@ export default class ChatMessages extends ClientCommand {
         last = Math.max(last, m.messageId)
         seen.push(m)
         show(m)
-        if (pattern && m.from === 'bot' && pattern.test(m.text ?? m.caption ?? '')) return { messages: seen, matched: m }
+        if (matches(m)) return { messages: seen, matched: m }
       }
     }
     if (pattern) {
