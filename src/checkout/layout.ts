@@ -7,15 +7,22 @@ export const CHECKOUT_SCRIPT = `(${checkoutScript.toString()})()`
 
 const hash = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`
 
+/** A page's script: `true` for the checkout script, or the source of another page's own. */
+export type PageScript = boolean | string
+
+const scriptSource = (script: PageScript | undefined): string | undefined =>
+  script === true ? CHECKOUT_SCRIPT : typeof script === 'string' && script !== '' ? script : undefined
+
 /**
  * The pages allow only their own inline style and script (by hash), requests to this server, and no
  * framing: even if escaping were ever missed, injected markup could not run script.
  */
-export function contentSecurityPolicy(withScript: boolean): string {
+export function contentSecurityPolicy(script: PageScript, extraStyles = ''): string {
+  const source = scriptSource(script)
   return [
     "default-src 'none'",
-    `style-src ${hash(STYLES)}`,
-    `script-src ${withScript ? hash(CHECKOUT_SCRIPT) : "'none'"}`,
+    `style-src ${hash(STYLES + extraStyles)}`,
+    `script-src ${source !== undefined ? hash(source) : "'none'"}`,
     "connect-src 'self'",
     "img-src 'self' data:",
     "form-action 'self'",
@@ -25,10 +32,10 @@ export function contentSecurityPolicy(withScript: boolean): string {
 }
 
 /** Headers every HTML page is sent with. */
-export function pageHeaders(withScript: boolean): Record<string, string> {
+export function pageHeaders(script: PageScript, extraStyles = ''): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': contentSecurityPolicy(withScript),
+    'content-security-policy': contentSecurityPolicy(script, extraStyles),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'no-referrer',
     'cache-control': 'no-store',
@@ -39,7 +46,9 @@ export interface LayoutInput {
   title: string
   body: SafeHtml
   wide?: boolean
-  script?: boolean
+  script?: PageScript
+  /** CSS of this page only, after the shared stylesheet (send the page with the same in pageHeaders). */
+  styles?: string
 }
 
 export function layout(input: LayoutInput): string {
@@ -50,14 +59,14 @@ export function layout(input: LayoutInput): string {
 <meta name="robots" content="noindex">
 <link rel="icon" href="/favicon.ico" type="image/svg+xml">
 <title>${input.title} · SANDBOX</title>
-<style>${raw(STYLES)}</style>
+<style>${raw(STYLES + (input.styles ?? ''))}</style>
 </head>
 <body>
 <div class="banner" role="note"><strong>SANDBOX</strong>Test payments only — no real money moves and every address on this page is fake.</div>
 <main${raw(input.wide ? ' class="wide"' : '')}>
 ${input.body}
 </main>
-${input.script ? html`<script>${raw(CHECKOUT_SCRIPT)}</script>` : ''}
+${scriptSource(input.script) !== undefined ? html`<script>${raw(scriptSource(input.script)!)}</script>` : ''}
 </body>
 </html>`.value}\n`
 }

@@ -7,9 +7,17 @@ import type { CreateBody } from '../service/sandbox.js'
 import type { SandboxInfo } from '../server/info.js'
 import type { ExportFile } from '../domain/transfer.js'
 import type { ImportResult, ResetResult } from '../service/transfer.js'
+import type { ChatBot, ChatMessage, ChatPress } from '../telegram/views.js'
 
 export type { CreateBody, VerifyBody, Delivery, Merchant, Payment, PaymentStatus, Outcome, SandboxInfo }
 export type { ExportFile, ImportResult, ResetResult }
+export type { ChatBot, ChatMessage, ChatPress }
+
+/** Which bot and chat a chat call speaks in: the bot by token, @username or id (the only bot when omitted). */
+export interface ChatRef {
+  bot?: string
+  chat?: number
+}
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787'
 
@@ -209,6 +217,34 @@ export class SandboxClient {
     // The sandbox answers after the attempt, which may take up to its callback timeout (at most 60 s).
     return (await this.call<{ delivery: Delivery }>('POST', `/_sandbox/deliveries/${encodeURIComponent(ref)}/replay`, body, 90_000))
       .delivery
+  }
+
+  // ── the Telegram Bot API emulator: playing the customer ────────────────
+
+  async listBots(): Promise<ChatBot[]> {
+    return (await this.call<{ bots: ChatBot[] }>('GET', '/_sandbox/chat/bots')).bots
+  }
+
+  /** Registers a bot token with a username (bots are also registered on their first Bot API call). */
+  async addBot(input: { token: string; username?: string; firstName?: string }): Promise<ChatBot> {
+    return (await this.call<{ bot: ChatBot }>('POST', '/_sandbox/chat/bots', input)).bot
+  }
+
+  /** A chat's messages, oldest first; `after` keeps those with a higher message id. */
+  chatMessages(ref: ChatRef & { after?: number; limit?: number } = {}): Promise<{ bot: { id: number; username: string }; chat: number; messages: ChatMessage[] }> {
+    const query = new URLSearchParams()
+    for (const [k, v] of Object.entries(ref)) if (v !== undefined) query.set(k, String(v))
+    return this.call('GET', `/_sandbox/chat/messages${query.size > 0 ? `?${query}` : ''}`)
+  }
+
+  /** The simulated customer sends text (a command, a reply) to the bot. */
+  chatSend(input: ChatRef & { text: string }): Promise<{ bot: { id: number; username: string }; chat: number; message: ChatMessage }> {
+    return this.call('POST', '/_sandbox/chat/send', input)
+  }
+
+  /** The simulated customer presses a button by its text; `wait` ms for the bot's answer to a callback button. */
+  chatPress(input: ChatRef & { button: string; messageId?: number; wait?: number }): Promise<ChatPress> {
+    return this.call('POST', '/_sandbox/chat/press', input, 15_000)
   }
 
   // ── lifecycle ─────────────────────────────────────────────────────────

@@ -10,6 +10,12 @@ import type { RequestErrorKind } from './outcomes.js'
  * form, `sendBeacon`, `fetch` with `no-cors`) can send only text/plain, form or multipart bodies, so every
  * state-changing request must say `application/json`: a browser then preflights it, and the sandbox never
  * grants a preflight.
+ *
+ * The Bot API emulator (`/telegram/`) takes forms and multipart bodies as Telegram does, so it is exempt from the
+ * JSON rule. Any well-formed token works there, so a page could otherwise make a bot of its own and post into
+ * the chat page. Browsers mark every request a page sends to another site with Origin or Sec-Fetch-Site
+ * (loopback addresses count as secure, so they get both), and bots send neither: such requests are refused,
+ * GETs included.
  */
 
 /** Host names the developer allowed besides IP literals and localhost; `all` turns the Host check off. */
@@ -93,6 +99,11 @@ export interface GuardInput {
   contentType: string | undefined
   /** The route takes a JSON body and is not the spec API (which answers 415 by itself). */
   wantsJson: boolean
+  /**
+   * Even a GET may change something (the Bot API emulator: Telegram takes every method by GET too), so the
+   * cross-site rule applies to every method.
+   */
+  getChanges?: boolean
 }
 
 export interface Refusal {
@@ -113,7 +124,7 @@ export function judgeRequest(input: GuardInput, allowed: AllowedHosts): Refusal 
     const originRefusal = judgeOrigin(input.origin, allowed)
     if (originRefusal) return originRefusal
   }
-  if (SAFE_METHODS.has(input.method)) return undefined
+  if (SAFE_METHODS.has(input.method) && !(input.getChanges && input.method !== 'OPTIONS')) return undefined
   const site = input.secFetchSite
   if (site === 'cross-site' || site === 'same-site') {
     return {

@@ -43,7 +43,7 @@ function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
 }
 
 /** Quiet paths: polled often, not worth a console line each. */
-const QUIET = /^\/(_sandbox\/health|pay\/[^/]+\/(status|events)|assets\/|favicon\.ico$)/
+const QUIET = /^\/(_sandbox\/health|_sandbox\/chat\/events|pay\/[^/]+\/(status|events)|assets\/|favicon\.ico$)/
 
 /** Builds the Fastify app without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -75,7 +75,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const log = options.log
   if (log) {
     app.addHook('onResponse', async (request, reply) => {
-      const path = request.url.split('?')[0] ?? request.url
+      // A bot's token is its password: the log names the bot by its id only.
+      const path = (request.url.split('?')[0] ?? request.url).replace(/^\/telegram\/(file\/)?bot(\d*):[^/]*/, '/telegram/$1bot$2:***')
       if (QUIET.test(path.slice(0))) return
       const o = request.outcome
       const parts = [new Date().toISOString().slice(11, 23), request.method, path, String(reply.statusCode)]

@@ -21,7 +21,9 @@ export function installGuard(app: FastifyInstance, allowed: AllowedHosts): void 
         secFetchSite: headers['sec-fetch-site'] as string | undefined,
         contentType: headers['content-type'],
         // The spec API answers 415 itself; an unknown route changes nothing and is better answered 404.
-        wantsJson: !request.is404 && !request.url.startsWith('/api/'),
+        // The Bot API emulator takes what Telegram takes: query strings, forms, multipart and JSON.
+        wantsJson: !request.is404 && !request.url.startsWith('/api/') && !isBotApi(request.url),
+        getChanges: isBotApi(request.url),
       },
       allowed,
     )
@@ -35,6 +37,8 @@ export function installGuard(app: FastifyInstance, allowed: AllowedHosts): void 
     }
   })
 }
+
+const isBotApi = (url: string): boolean => url === '/telegram' || url.startsWith('/telegram/') || url.startsWith('/telegram?')
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -13,6 +13,8 @@ import { buildApp, DEFAULT_TIMEOUTS, type RequestTimeouts } from './app.js'
 import { nonDecreasing } from '../clock/clock.js'
 import type { SandboxInfo } from './info.js'
 import { callbackRoutes } from './routes/callbacks.js'
+import { telegramPlugin } from '../telegram/plugin.js'
+import { type TelegramOptions, TelegramService } from '../telegram/service.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_PORT = 8787
@@ -51,6 +53,8 @@ export interface StartOptions {
   allowedHosts?: readonly string[] | true
   /** Time allowed to send the headers (default 10 s) and the whole request (default 30 s); then 408 and close. 0: no limit. */
   timeouts?: Partial<RequestTimeouts>
+  /** The Bot API emulator's webhook retry waits and timeout. */
+  telegram?: Omit<TelegramOptions, 'now'>
 }
 
 export interface RunningSandbox {
@@ -60,6 +64,8 @@ export interface RunningSandbox {
   service: SandboxService
   app: FastifyInstance
   callbacks: CallbackDispatcher
+  /** The Telegram Bot API emulator. */
+  telegram: TelegramService
   /** Finishes in-flight requests, writes the full state to the data file, releases it. */
   stop(): Promise<void>
 }
@@ -98,6 +104,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     ...(options.warn ? { warn: options.warn } : {}),
   })
   service.onPaymentChanged(callbacks)
+  const telegram = new TelegramService(store, { ...options.telegram, now })
   let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
   const app = await buildApp({
     service,
@@ -107,7 +114,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     allowedHosts,
     timeouts: { headersMs, requestMs },
     onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
-    plugins: [callbackRoutes(store, callbacks)],
+    plugins: [callbackRoutes(store, callbacks), telegramPlugin(telegram)],
   })
   try {
     await app.listen({ port, host })
@@ -128,6 +135,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   info = { ...info, url }
   store.setUrl(url)
   callbacks.resume()
+  telegram.resume()
 
   let stopping: Promise<void> | undefined
   const running: RunningSandbox = {
@@ -137,6 +145,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     service,
     app,
     callbacks,
+    telegram,
     stop: () =>
       (stopping ??= (async () => {
         // Retries wait for the next start rather than holding up the stop.

@@ -111,6 +111,8 @@ function isRecord(value: unknown): value is JournalRecord {
       return typeof r.v === 'object' && r.v !== null
     case 'reset':
       return true
+    case 'tg':
+      return typeof r.v === 'object' && r.v !== null && typeof (r.v as Record<string, unknown>).t === 'string'
     default:
       return false
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Adapter } from 'lowdb'
 import type { Delivery, Merchant, Payment } from '../domain/types.js'
+import { TELEGRAM_LISTS, type TelegramImage } from '../telegram/records.js'
 import { DataFileError } from './errors.js'
 import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'
@@ -19,6 +20,9 @@ export interface Snapshot {
   deliveries: Delivery[]
 }
 
+/** A snapshot as written and read: the Bot API emulator's lists are absent from files written before it. */
+export type SnapshotData = Snapshot & Partial<TelegramImage>
+
 export function emptySnapshot(): Snapshot {
   return { format: SNAPSHOT_FORMAT, seq: 0, store: newStoreId(), merchants: [], payments: [], deliveries: [] }
 }
@@ -31,7 +35,9 @@ const RECORDS_PER_CHUNK = 250
 /** Hand-edited data files in another layout are parsed whole, up to this size. */
 const FREE_FORM_MAX_BYTES = 256 * 1024 * 1024
 const LISTS = ['merchants', 'payments', 'deliveries'] as const
-type ListName = (typeof LISTS)[number]
+const ALL_LISTS = [...LISTS, ...TELEGRAM_LISTS] as const
+type ListName = (typeof ALL_LISTS)[number]
+const LIST_OPENING = new RegExp(`^"(${ALL_LISTS.join('|')})": \\[(\\],?)?$`)
 
 /** Temporary files of snapshot writes, named `<data file>.tmp-<pid>`; a crash can leave one behind. */
 export function isSnapshotTemp(name: string, dataFileName: string): boolean {
@@ -44,7 +50,7 @@ export function isSnapshotTemp(name: string, dataFileName: string): boolean {
  * Records are serialized in chunks that yield to the event loop, so a large snapshot never stalls requests,
  * and read back line by line, so a data file of any size that was written can be read.
  */
-export class SnapshotFile implements Adapter<Snapshot> {
+export class SnapshotFile implements Adapter<SnapshotData> {
   readonly path: string
   private readonly fs: StoreFs
   constructor(fs: StoreFs, path: string) {
@@ -52,7 +58,7 @@ export class SnapshotFile implements Adapter<Snapshot> {
     this.path = path
   }
 
-  async read(): Promise<Snapshot | null> {
+  async read(): Promise<SnapshotData | null> {
     let handle: FileHandle
     try {
       handle = await this.fs.open(this.path, 'r')
@@ -72,7 +78,7 @@ export class SnapshotFile implements Adapter<Snapshot> {
     return parseSnapshot(data, this.path)
   }
 
-  async write(data: Snapshot): Promise<void> {
+  async write(data: SnapshotData): Promise<void> {
     const tmp = `${this.path}.tmp-${process.pid}`
     const handle = await this.fs.open(tmp, 'w')
     try {
@@ -81,7 +87,10 @@ export class SnapshotFile implements Adapter<Snapshot> {
       await writeAll(handle, `{\n${fields.join('')}`)
       await writeRecords(handle, 'merchants', data.merchants, ',')
       await writeRecords(handle, 'payments', data.payments, ',')
-      await writeRecords(handle, 'deliveries', data.deliveries, '')
+      await writeRecords(handle, 'deliveries', data.deliveries, ',')
+      for (const [i, list] of TELEGRAM_LISTS.entries()) {
+        await writeRecords(handle, list, data[list] ?? [], i === TELEGRAM_LISTS.length - 1 ? '' : ',')
+      }
       await writeAll(handle, '}\n')
       await handle.sync()
     } catch (error) {
@@ -128,7 +137,7 @@ async function readLines(handle: FileHandle): Promise<Record<string, unknown> | 
         expect = 'fields'
         break
       case 'fields': {
-        const opening = /^"(merchants|payments|deliveries)": \[(\],?)?$/.exec(line)
+        const opening = LIST_OPENING.exec(line)
         if (opening) {
           list = opening[1] as ListName
           out[list] = []
@@ -200,7 +209,7 @@ async function readWhole(handle: FileHandle, path: string): Promise<unknown> {
   }
 }
 
-function parseSnapshot(data: unknown, path: string): Snapshot {
+function parseSnapshot(data: unknown, path: string): SnapshotData {
   const problem = (what: string) =>
     new DataFileError(
       `data file ${path} is not a pay sandbox data file (${what}). ` +
@@ -214,5 +223,8 @@ function parseSnapshot(data: unknown, path: string): Snapshot {
   for (const key of LISTS) {
     if (!Array.isArray(d[key])) throw problem(`${key} is not a list`)
   }
-  return d as unknown as Snapshot
+  for (const key of TELEGRAM_LISTS) {
+    if (d[key] !== undefined && !Array.isArray(d[key])) throw problem(`${key} is not a list`)
+  }
+  return d as unknown as SnapshotData
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
+import type { TelegramChange, TelegramImage } from '../telegram/records.js'
+import { TelegramState } from './telegram-state.js'
 
 export interface StateImage {
   merchants: Merchant[]
@@ -14,8 +16,10 @@ export type Change =
   | { k: 'delivery'; v: Delivery }
   /** Payments and deliveries cleared; merchants kept. */
   | { k: 'reset' }
-  /** Whole state replaced (import). Written as a snapshot, never as a journal line. */
+  /** Merchants, payments and deliveries replaced (import); the Bot API emulator's records stay. Written as a snapshot, never as a journal line. */
   | { k: 'replace'; v: StateImage }
+  /** A record of the Bot API emulator. */
+  | { k: 'tg'; v: TelegramChange }
 
 /** Looks records up; both the durable state and the writers' view (durable plus pending) answer it. */
 export interface StateReader {
@@ -37,6 +41,8 @@ export class State implements StateReader {
   private readonly deliveries = new Map<string, Delivery>()
   private readonly deliveriesByTrackId = new Map<string, string[]>()
   private readonly refNumbers = new Set<string>()
+  /** The Bot API emulator's bots, chats, messages, updates and files. */
+  readonly telegram = new TelegramState()
 
   static of(image: StateImage): State {
     const state = new State()
@@ -92,11 +98,17 @@ export class State implements StateReader {
   }
 
   get size(): number {
-    return this.merchants.size + this.payments.size + this.deliveries.size
+    return this.merchants.size + this.payments.size + this.deliveries.size + this.telegram.size
   }
 
+  /** Merchants, payments and deliveries: what export and import carry. */
   image(): StateImage {
     return { merchants: this.listMerchants(), payments: [...this.payments.values()], deliveries: this.listDeliveries() }
+  }
+
+  /** Everything, for a snapshot. */
+  fullImage(): StateImage & TelegramImage {
+    return { ...this.image(), ...this.telegram.image() }
   }
 
   apply(change: Change): void {
@@ -108,7 +120,10 @@ export class State implements StateReader {
       case 'delivery':
         return this.setDelivery(change.v)
       case 'reset':
+        this.telegram.clearActivity()
         return this.clearActivity()
+      case 'tg':
+        return this.telegram.apply(change.v)
       case 'replace':
         this.merchants.clear()
         this.merchantsByDigest.clear()

@@ -8,8 +8,10 @@ import { dirOf, syncDir } from './fsutil.js'
 import { JOURNAL_FORMAT, type JournalHeader, JournalWriter, readJournal } from './journal.js'
 import { DataFileLock, realDataPath } from './lock.js'
 import { PendingView } from './pending.js'
-import { emptySnapshot, isSnapshotTemp, newStoreId, type Snapshot, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
+import { emptySnapshot, isSnapshotTemp, newStoreId, type Snapshot, type SnapshotData, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
 import { type Change, State, type StateImage, type StateReader } from './state.js'
+import type { TelegramReader } from './telegram-state.js'
+import type { TelegramChange, TelegramImage } from '../telegram/records.js'
 
 export type { StateImage, StateReader } from './state.js'
 
@@ -66,7 +68,7 @@ export class Store {
   /** The durable state with the pending changes laid over it: for writers only. */
   readonly latest: StateReader
   private readonly fs: StoreFs
-  private readonly db: Low<Snapshot>
+  private readonly db: Low<SnapshotData>
   private readonly lock: DataFileLock
   private readonly now: () => Date
   private readonly compactAfter: number
@@ -134,6 +136,7 @@ export class Store {
     const snapshot = this.db.data
     const created = snapshot === fresh
     this.durable.apply({ k: 'replace', v: snapshot })
+    this.durable.telegram.load(snapshot)
     this.storeId = snapshot.store ?? newStoreId()
     let seq = snapshot.seq
     let covered = snapshot.seq
@@ -163,7 +166,7 @@ export class Store {
     this.durableSeq = seq
     if (created || journalsToFold || snapshot.store === undefined) {
       // Fold the journals into a fresh snapshot before accepting requests.
-      await this.writeSnapshot(this.durable.image(), seq).catch((error: Error) => {
+      await this.writeSnapshot(this.durable.fullImage(), seq).catch((error: Error) => {
         throw new DataFileError(`cannot write data file ${this.file} (${error.message}); it was left as it was`)
       })
       try {
@@ -263,6 +266,11 @@ export class Store {
     return this.durable.image()
   }
 
+  /** The Bot API emulator's durable records. */
+  get telegram(): TelegramReader {
+    return this.durable.telegram
+  }
+
   // ── writes: each resolves once durable, and only then becomes visible ──
 
   putMerchant(merchant: Merchant): Promise<void> {
@@ -277,7 +285,11 @@ export class Store {
     return this.commit({ k: 'delivery', v: delivery })
   }
 
-  /** Clears payments and deliveries; merchants stay. */
+  putTelegram(change: TelegramChange): Promise<void> {
+    return this.commit({ k: 'tg', v: change })
+  }
+
+  /** Clears payments and deliveries, and the emulator's chats, updates and files; merchants and bots stay. */
   reset(): Promise<void> {
     return this.commit({ k: 'reset' })
   }
@@ -343,7 +355,8 @@ export class Store {
   /** An import becomes a snapshot of its own; journal records before it are older and skipped on replay. */
   private async writeImport(seq: number, image: StateImage): Promise<void> {
     while (this.compaction) await this.compaction
-    await this.writeSnapshot(image, seq)
+    // An import carries no emulator records: the ones in use stay.
+    await this.writeSnapshot({ ...image, ...this.durable.telegram.image() }, seq)
     this.oldJournal = false
     await this.fs.unlink(this.oldJournalPath).catch(() => {})
   }
@@ -369,7 +382,7 @@ export class Store {
       this.oldJournal = true
       this.journalRecords = 0
     }
-    const image = this.durable.image()
+    const image = this.durable.fullImage()
     const seq = this.durableSeq
     this.compaction = this.writeSnapshot(image, seq)
       .then(async () => {
@@ -387,7 +400,7 @@ export class Store {
       })
   }
 
-  private async writeSnapshot(image: StateImage, seq: number): Promise<void> {
+  private async writeSnapshot(image: StateImage & Partial<TelegramImage>, seq: number): Promise<void> {
     this.db.data = { format: SNAPSHOT_FORMAT, seq, store: this.storeId, ...image }
     await this.db.write()
   }
@@ -405,7 +418,7 @@ export class Store {
     await this.flush()
     this.closed = true
     try {
-      await this.writeSnapshot(this.durable.image(), this.durableSeq)
+      await this.writeSnapshot(this.durable.fullImage(), this.durableSeq)
       await this.journal.close()
       const handle = await this.fs.open(this.journalPath, 'w')
       await handle.close()

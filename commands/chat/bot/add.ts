@@ -1,0 +1,30 @@
+import { Args, Flags } from '@oclif/core'
+import { ClientCommand } from '../../../src/cli/base.js'
+import { fields } from '../../../src/cli/format.js'
+import type { ChatBot } from '../../../src/client/index.js'
+import { maskToken } from '../../../src/telegram/token.js'
+
+export default class ChatBotAdd extends ClientCommand {
+  static override summary = 'Register a bot token with the Bot API emulator, with a username'
+  static override description =
+    'Any well-formed token (digits, a colon, 35 letters, digits, "_" or "-") works without this; add one to give it a username its getMe answers, or to find it by name with --bot.'
+
+  static override examples = ['<%= config.bin %> <%= command.id %> 123456789:AAE_example_secret_of_35_characters --username shop_bot']
+
+  static override args = { token: Args.string({ description: "the bot's token", required: true }) }
+  static override flags = {
+    username: Flags.string({ description: 'its username, ending in "bot"' }),
+    name: Flags.string({ description: 'its display name (first_name in getMe)' }),
+  }
+
+  async run(): Promise<{ bot: ChatBot }> {
+    const { args, flags } = await this.parse(ChatBotAdd)
+    const bot = await this.client(flags.url).addBot({
+      token: args.token,
+      ...(flags.username !== undefined ? { username: flags.username } : {}),
+      ...(flags.name !== undefined ? { firstName: flags.name } : {}),
+    })
+    this.log(fields([['id', bot.id], ['username', `@${bot.username}`], ['name', bot.firstName], ['token', maskToken(bot.token)]]))
+    return { bot }
+  }
+}

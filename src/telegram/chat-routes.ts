@@ -1,0 +1,216 @@
+import type { ServerResponse } from 'node:http'
+import type { FastifyInstance } from 'fastify'
+import { pageHeaders } from '../checkout/layout.js'
+import { SandboxError } from '../domain/outcomes.js'
+import { CHAT_SCRIPT, CHAT_STYLES, chatPage } from './chat-page.js'
+import { DEFAULT_CHAT_ID } from './messages.js'
+import type { BotRecord, MessageRecord } from './records.js'
+import type { TelegramService } from './service.js'
+import type { ChatBot, ChatMessage } from './views.js'
+
+const chatRef = {
+  bot: { type: 'string', minLength: 1, maxLength: 200 },
+  chat: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
+} as const
+
+const botsBody = {
+  type: 'object',
+  properties: {
+    token: { type: 'string', minLength: 1, maxLength: 200 },
+    username: { type: 'string', minLength: 1, maxLength: 64 },
+    firstName: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+  required: ['token'],
+  additionalProperties: false,
+} as const
+
+const sendBody = {
+  type: 'object',
+  properties: { ...chatRef, text: { type: 'string', minLength: 1, maxLength: 4096 }, firstName: { type: 'string', minLength: 1, maxLength: 64 } },
+  required: ['text'],
+  additionalProperties: false,
+} as const
+
+const pressBody = {
+  type: 'object',
+  properties: {
+    ...chatRef,
+    button: { type: 'string', minLength: 1, maxLength: 4096 },
+    messageId: { type: 'integer', minimum: 1 },
+    wait: { type: 'integer', minimum: 0, maximum: 10000 },
+  },
+  required: ['button'],
+  additionalProperties: false,
+} as const
+
+const messagesQuery = {
+  type: 'object',
+  properties: { ...chatRef, after: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: 100000 } },
+  additionalProperties: false,
+} as const
+
+const pageQuery = {
+  type: 'object',
+  properties: { bot: { type: 'string', maxLength: 200 }, chat: { type: 'string', maxLength: 20 } },
+} as const
+
+const fileParams = { type: 'object', properties: { fileId: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['fileId'] } as const
+
+const HEARTBEAT_MS = 15_000
+
+/** A bot as the control API shows it. */
+export function botView(bot: BotRecord, service: TelegramService): ChatBot {
+  return {
+    id: bot.id,
+    username: bot.username,
+    firstName: bot.firstName,
+    token: bot.token,
+    mode: bot.webhook ? ('webhook' as const) : ('polling' as const),
+    ...(bot.webhook ? { webhook: { url: bot.webhook.url, maxConnections: bot.webhook.maxConnections, secretToken: bot.webhook.secretToken !== undefined } } : {}),
+    pendingUpdates: service.pendingUpdateCount(bot.id),
+    commands: bot.commands ?? [],
+    chats: service.listChats(bot.id).map((c) => c.chatId),
+    createdAt: bot.createdAt,
+  }
+}
+
+/** A message as the control API shows it: the stored record without its bot and chat. */
+function messageView({ botId: _b, chatId: _c, ...rest }: MessageRecord): ChatMessage {
+  return rest
+}
+
+/**
+ * The customer's side of the emulator: the control API under /_sandbox/chat (JSON, for the CLI, scripts and the
+ * chat page), its event stream, the files bots sent, and the chat page at /chat.
+ */
+export function chatRoutes(service: TelegramService) {
+  return async function (app: FastifyInstance): Promise<void> {
+    const streams = new Set<ServerResponse>()
+    app.addHook('preClose', async () => {
+      for (const res of streams) res.destroy()
+      streams.clear()
+    })
+
+    /** The named bot, or the only one there is. */
+    const pickBot = (ref: string | undefined): BotRecord => {
+      if (ref !== undefined && ref !== '') return service.findBot(ref)
+      const bots = service.listBots()
+      if (bots.length === 1) return bots[0]!
+      if (bots.length === 0) throw new SandboxError('notFound', 'no bots yet: a bot appears once it calls the Bot API at /telegram, or with `pay chat bot add`')
+      throw new SandboxError('invalidField', `several bots; name one with bot (${bots.map((b) => `@${b.username}`).join(', ')})`)
+    }
+
+    app.get('/_sandbox/chat/bots', async () => ({ bots: service.listBots().map((b) => botView(b, service)) }))
+
+    app.post<{ Body: { token: string; username?: string; firstName?: string } }>(
+      '/_sandbox/chat/bots',
+      { schema: { body: botsBody } },
+      async (request, reply) => reply.code(201).send({ bot: botView(await service.registerBot(request.body), service) }),
+    )
+
+    app.get<{ Querystring: { bot?: string; chat?: number; after?: number; limit?: number } }>(
+      '/_sandbox/chat/messages',
+      { schema: { querystring: messagesQuery } },
+      async (request) => {
+        const bot = pickBot(request.query.bot)
+        const chatId = request.query.chat ?? DEFAULT_CHAT_ID
+        let messages = service.messages(bot.id, chatId)
+        if (request.query.after !== undefined) messages = messages.filter((m) => m.messageId > request.query.after!)
+        if (request.query.limit !== undefined) messages = messages.slice(-request.query.limit)
+        return { bot: { id: bot.id, username: bot.username }, chat: chatId, messages: messages.map(messageView) }
+      },
+    )
+
+    app.post<{ Body: { bot?: string; chat?: number; text: string; firstName?: string } }>(
+      '/_sandbox/chat/send',
+      { schema: { body: sendBody } },
+      async (request, reply) => {
+        const bot = pickBot(request.body.bot)
+        const message = await service.sendAsUser({
+          bot,
+          text: request.body.text,
+          ...(request.body.chat !== undefined ? { chatId: request.body.chat } : {}),
+          ...(request.body.firstName !== undefined ? { firstName: request.body.firstName } : {}),
+        })
+        return reply.code(201).send({ bot: { id: bot.id, username: bot.username }, chat: message.chatId, message: messageView(message) })
+      },
+    )
+
+    app.post<{ Body: { bot?: string; chat?: number; button: string; messageId?: number; wait?: number } }>(
+      '/_sandbox/chat/press',
+      { schema: { body: pressBody } },
+      async (request) => {
+        const { chat, button, messageId, wait } = request.body
+        const result = await service.press({
+          bot: pickBot(request.body.bot),
+          button,
+          ...(chat !== undefined ? { chatId: chat } : {}),
+          ...(messageId !== undefined ? { messageId } : {}),
+          ...(wait !== undefined ? { waitMs: wait } : {}),
+        })
+        return result.kind === 'text' ? { kind: 'text', message: messageView(result.message) } : result
+      },
+    )
+
+    app.get<{ Querystring: { bot?: string; chat?: number } }>(
+      '/_sandbox/chat/events',
+      { schema: { querystring: { type: 'object', properties: chatRef } } },
+      async (request, reply) => {
+        const bot = pickBot(request.query.bot)
+        const chatId = request.query.chat ?? DEFAULT_CHAT_ID
+        reply.hijack()
+        const res = reply.raw
+        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' })
+        res.write('retry: 2000\n\n')
+        streams.add(res)
+        const stop = service.subscribe(bot.id, chatId, (event) => {
+          const name = event.type === 'action' || event.type === 'answer' ? event.type : 'change'
+          res.write(`event: ${name}\ndata: ${JSON.stringify(event)}\n\n`)
+        })
+        const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
+        heartbeat.unref()
+        res.on('close', () => {
+          clearInterval(heartbeat)
+          stop()
+          streams.delete(res)
+        })
+      },
+    )
+
+    app.get<{ Params: { fileId: string } }>('/_sandbox/chat/files/:fileId', { schema: { params: fileParams } }, async (request, reply) => {
+      const file = service.file(request.params.fileId)
+      if (!file) throw new SandboxError('notFound', `no file ${request.params.fileId} (files are let go, oldest first, beyond 64 MB)`)
+      return reply
+        .header('content-type', file.mimeType)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cache-control', 'private, max-age=3600')
+        .send(Buffer.from(file.data, 'base64'))
+    })
+
+    app.get<{ Querystring: { bot?: string; chat?: string } }>(
+      '/chat',
+      { schema: { querystring: pageQuery }, config: { page: true } },
+      async (request, reply) => {
+        const bots = service.listBots()
+        let bot: BotRecord | undefined
+        try {
+          bot = request.query.bot ? service.findBot(request.query.bot) : bots.length > 0 ? bots.at(-1) : undefined
+        } catch {
+          bot = undefined
+        }
+        const asked = Number(request.query.chat)
+        const chatId = Number.isSafeInteger(asked) && asked > 0 ? asked : (bot && service.listChats(bot.id).at(-1)?.chatId) || DEFAULT_CHAT_ID
+        const page = chatPage({
+          bots,
+          chats: bot ? service.listChats(bot.id) : [],
+          chatId,
+          messages: bot ? service.messages(bot.id, chatId) : [],
+          ...(bot ? { bot } : {}),
+          ...(bot ? { keyboard: service.currentKeyboard(bot.id, chatId) } : {}),
+        })
+        return reply.headers(pageHeaders(bot ? CHAT_SCRIPT : false, CHAT_STYLES)).send(page)
+      },
+    )
+  }
+}
