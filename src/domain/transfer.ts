@@ -1,3 +1,5 @@
+import { brief } from './brief.js'
+import { MERCHANT_KEY, MERCHANT_NAME_MAX } from './merchant.js'
 import { paymentStatuses } from './payment.js'
 import type { Delivery, Merchant, Payment } from './types.js'
 
@@ -38,10 +40,10 @@ export function checkExportFile(data: unknown): ExportCheck {
     if (problems.length < MAX_PROBLEMS) problems.push(text)
   }
   if (!isObject(data)) return { ok: false, problems: ['the file is not a JSON object'] }
-  if (data.format !== EXPORT_FORMAT) say(`format must be "${EXPORT_FORMAT}" (got ${show(data.format)})`)
-  if (data.version !== EXPORT_VERSION) say(`version must be ${EXPORT_VERSION} (got ${show(data.version)}); this sandbox reads version ${EXPORT_VERSION}`)
+  if (data.format !== EXPORT_FORMAT) say(`format must be "${EXPORT_FORMAT}" (got ${brief(data.format)})`)
+  if (data.version !== EXPORT_VERSION) say(`version must be ${EXPORT_VERSION} (got ${brief(data.version)}); this sandbox reads version ${EXPORT_VERSION}`)
   for (const list of ['merchants', 'payments', 'deliveries'] as const) {
-    if (!Array.isArray(data[list])) say(`${list} must be an array (got ${show(data[list])})`)
+    if (!Array.isArray(data[list])) say(`${list} must be an array (got ${brief(data[list])})`)
   }
   if (problems.length > 0) return { ok: false, problems }
 
@@ -57,13 +59,13 @@ export function checkExportFile(data: unknown): ExportCheck {
     const at = `merchants[${i}]`
     if (!isObject(m)) return say(`${at} must be an object`)
     const f = new Fields(at, m, say)
-    const key = f.string('key', { pattern: /^[A-Za-z0-9._~-]{1,128}$/ })
-    f.string('name', { max: 200 })
+    const key = f.string('key', { pattern: MERCHANT_KEY })
+    f.string('name', { max: MERCHANT_NAME_MAX })
     f.boolean('enabled')
     f.time('createdAt')
     f.time('updatedAt')
     if (key !== undefined) {
-      if (merchantKeys.has(key)) say(`${at}.key ${show(key)} appears twice`)
+      if (merchantKeys.has(key)) say(`${at}.key ${brief(key)} appears twice`)
       merchantKeys.add(key)
     }
   })
@@ -86,12 +88,12 @@ export function checkExportFile(data: unknown): ExportCheck {
     f.time('createdAt')
     f.time('updatedAt')
     if (trackId !== undefined) {
-      if (trackIds.has(trackId)) say(`${at}.trackId ${show(trackId)} appears twice`)
+      if (trackIds.has(trackId)) say(`${at}.trackId ${brief(trackId)} appears twice`)
       trackIds.add(trackId)
     }
-    if (merchant !== undefined && !merchantKeys.has(merchant)) say(`${at}.merchant ${show(merchant)} is not one of the file's merchants`)
+    if (merchant !== undefined && !merchantKeys.has(merchant)) say(`${at}.merchant ${brief(merchant)} is not one of the file's merchants`)
     if (refNumber !== undefined) {
-      if (refNumbers.has(refNumber)) say(`${at}.refNumber ${show(refNumber)} appears twice`)
+      if (refNumbers.has(refNumber)) say(`${at}.refNumber ${brief(refNumber)} appears twice`)
       refNumbers.add(refNumber)
     }
     if (status === 'paid' && refNumber === undefined) say(`${at} is paid but has no refNumber`)
@@ -108,7 +110,7 @@ export function checkExportFile(data: unknown): ExportCheck {
     })
     const last = p.history[p.history.length - 1]
     if (status !== undefined && isObject(last) && last.status !== status) {
-      say(`${at}.status is ${status} but its last history entry is ${show(last.status)}`)
+      say(`${at}.status is ${status} but its last history entry is ${brief(last.status)}`)
     }
   })
 
@@ -130,10 +132,10 @@ export function checkExportFile(data: unknown): ExportCheck {
     f.time('createdAt')
     f.time('updatedAt')
     if (id !== undefined) {
-      if (deliveryIds.has(id)) say(`${at}.id ${show(id)} appears twice`)
+      if (deliveryIds.has(id)) say(`${at}.id ${brief(id)} appears twice`)
       deliveryIds.add(id)
     }
-    if (trackId !== undefined && !trackIds.has(trackId)) say(`${at}.trackId ${show(trackId)} is not one of the file's payments`)
+    if (trackId !== undefined && !trackIds.has(trackId)) say(`${at}.trackId ${brief(trackId)} is not one of the file's payments`)
     if (!Array.isArray(d.attempts)) return say(`${at}.attempts must be an array`)
     d.attempts.forEach((a, j) => {
       const aat = `${at}.attempts[${j}]`
@@ -170,7 +172,7 @@ class Fields {
   }
 
   private wrong(name: string, what: string, value: unknown): undefined {
-    this.say(`${this.at}.${name} must be ${what} (got ${show(value)})`)
+    this.say(`${this.at}.${name} must be ${what} (got ${brief(value)})`)
     return undefined
   }
 
@@ -233,11 +235,3 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (Array.isArray(value)) return 'an array'
-  if (value === null) return 'null'
-  if (typeof value === 'object') return 'an object'
-  const text = JSON.stringify(value)
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text
-}
