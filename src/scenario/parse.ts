@@ -1,3 +1,4 @@
+import { editDistance } from '../domain/nearest.js'
 import { outcomes, paymentStatuses, type Outcome } from '../domain/payment.js'
 import type { PaymentStatus } from '../domain/types.js'
 import { collectRefs, type Json } from './template.js'
@@ -498,17 +499,6 @@ class Checker {
       }
     }
   }
-}
-
-/** Levenshtein distance, for "did you mean" on misspelt field names. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    prev = row
-  }
-  return prev[b.length]!
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
