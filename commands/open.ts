@@ -1,15 +1,16 @@
-import { Args } from '@oclif/core'
 import { ClientCommand } from '../src/cli/base.js'
+import { trackIdArg } from '../src/cli/track-id.js'
 
 export default class Open extends ClientCommand {
   static override summary = "Open a payment's checkout page in the browser (prints the URL when no browser can be opened)"
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',
+    '<%= config.bin %> <%= command.id %> http://127.0.0.1:8787/pay/Xq2w7Zb1Vh0Kc9LmN3pR4s',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --json',
   ]
 
   static override args = {
-    trackId: Args.string({ description: 'trackId of the payment', required: true }),
+    trackId: trackIdArg(),
   }
 
   async run(): Promise<{ url: string; opened: boolean }> {

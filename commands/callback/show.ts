@@ -15,7 +15,7 @@ export default class CallbackShow extends ClientCommand {
   ]
 
   static override args = {
-    deliveryId: Args.string({ description: 'delivery id (dlv_…), from pay callback list', required: true }),
+    deliveryId: Args.string({ description: 'delivery id (dlv_…), from pay callback list', required: true, ignoreStdin: true }),
   }
 
   async run(): Promise<{ delivery: Delivery }> {

@@ -1,7 +1,7 @@
-import { Args } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { line, paint } from '../../src/cli/format.js'
+import { merchantKeyArg } from '../../src/cli/merchant.js'
 import type { Merchant } from '../../src/client/index.js'
 
 export default class MerchantDisable extends ClientCommand {
@@ -9,7 +9,7 @@ export default class MerchantDisable extends ClientCommand {
   static override examples = ['<%= config.bin %> <%= command.id %> sandbox']
 
   static override args = {
-    key: Args.string({ description: 'API key of the merchant', required: true }),
+    key: merchantKeyArg(),
   }
 
   async run(): Promise<Merchant> {

@@ -14,6 +14,7 @@ export default class MerchantList extends ClientCommand {
       table(
         ['KEY', 'NAME', 'STATUS'],
         merchants.map((m) => [m.key, m.name, m.enabled ? paint(chalk.green, 'enabled') : paint(chalk.red, 'disabled')]),
+        { shrink: ['NAME'] },
       ),
     )
     return { merchants }

@@ -3,15 +3,16 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, line, paint, parseNumber } from '../../src/cli/format.js'
+import { usage } from '../../src/cli/usage.js'
 import type { CreateBody } from '../../src/client/index.js'
-import { forTerminal } from '../../src/domain/display.js'
+import { brief } from '../../src/domain/brief.js'
 
 export type CreateResult = CreateBody & { checkoutUrl?: string }
 
 export default class PaymentCreate extends ClientCommand {
   static override summary = 'Create a payment (POST /api/v1/request), as a merchant server would'
   static override description =
-    'Prints the trackId and the checkout URL to send the customer to. A spec failure (result 103–109) is printed with its code and message, and the command exits 4.'
+    'Prints the trackId and the checkout URL to send the customer to. A spec failure (result 103–109) goes to stderr with its code and message, and the command exits 4. The flags are sent as typed, so invalid values test the spec\'s answers (an empty --return-url is 107); only --amount must be a number, since JSON carries it as one.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> --amount 25.5 --callback-url http://localhost:3000/callback',
@@ -29,11 +30,13 @@ export default class PaymentCreate extends ClientCommand {
     open: Flags.boolean({ description: 'open the checkout page in the browser' }),
   }
 
+  static override emptyAllowed = ['callback-url', 'return-url', 'description', 'mobile', 'merchant']
+
   async run(): Promise<CreateResult> {
     const { flags } = await this.parse(PaymentCreate)
     const amountText = await this.required('amount', flags.amount, 'Amount')
     const amount = parseNumber(amountText)
-    if (amount === undefined) this.fail(`--amount must be a number (got ${JSON.stringify(amountText)})`, ExitCode.usage)
+    if (amount === undefined) throw usage(`--amount must be a number, e.g. 25.5 (got ${brief(amountText)})`)
     const callbackUrl = await this.required('callback-url', flags['callback-url'], 'Callback URL')
     const client = this.client(flags.url)
     const body = await client.createPayment({
@@ -45,8 +48,7 @@ export default class PaymentCreate extends ClientCommand {
       ...(flags.mobile !== undefined ? { mobile: flags.mobile } : {}),
     })
     if (body.result !== 100) {
-      process.exitCode = ExitCode.specFailure
-      process.stderr.write(`${chalk.red('Create failed:')} result ${body.result} — ${forTerminal(String(body.message))}\n`)
+      this.failWithResult(`create answered result ${body.result} — ${body.message}`, ExitCode.specFailure)
       return body
     }
     const checkoutUrl = client.checkoutUrl(body.trackId)

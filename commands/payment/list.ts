@@ -1,10 +1,13 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
-import { paint, status, table, truncate } from '../../src/cli/format.js'
+import { paint, status, table } from '../../src/cli/format.js'
+import { usage } from '../../src/cli/usage.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
 import { formatAmount } from '../../src/domain/amount.js'
 import { shownPayment } from '../../src/domain/display.js'
+import { isMerchantKey, merchantKeyRule } from '../../src/domain/merchant.js'
+import { paymentStatuses } from '../../src/domain/payment.js'
 
 export default class PaymentList extends ClientCommand {
   static override summary = 'List payments, oldest first (with --limit, the newest N)'
@@ -15,13 +18,14 @@ export default class PaymentList extends ClientCommand {
   ]
 
   static override flags = {
-    status: Flags.string({ description: 'only payments in this state', options: ['pending', 'unfinalized', 'paid', 'failed'] }),
+    status: Flags.string({ description: 'only payments in this state', options: paymentStatuses }),
     merchant: Flags.string({ description: 'only payments of this merchant API key' }),
     limit: Flags.integer({ description: 'only the newest N', min: 1, max: 100_000 }),
   }
 
   async run(): Promise<{ payments: Payment[] }> {
     const { flags } = await this.parse(PaymentList)
+    if (flags.merchant !== undefined && !isMerchantKey(flags.merchant)) throw usage(`--merchant: ${merchantKeyRule(flags.merchant)}`)
     const stored = await this.client(flags.url).listPayments({
       ...(flags.status !== undefined ? { status: flags.status as PaymentStatus } : {}),
       ...(flags.merchant !== undefined ? { merchant: flags.merchant } : {}),
@@ -41,8 +45,9 @@ export default class PaymentList extends ClientCommand {
             p.paidAmount === undefined ? '' : p.paidAmount === p.amount ? formatAmount(p.paidAmount) : paint(chalk.yellow, formatAmount(p.paidAmount)),
             p.merchant,
             p.createdAt.replace('T', ' ').slice(0, 19),
-            truncate(p.description ?? '', 40),
+            p.description ?? '',
           ]),
+          { shrink: ['DESCRIPTION'] },
         ),
       )
     }

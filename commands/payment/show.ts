@@ -1,9 +1,8 @@
-import { Args } from '@oclif/core'
 import chalk from 'chalk'
-import { reportedStatus } from '../../src/callbacks/delivery.js'
 import { ClientCommand } from '../../src/cli/base.js'
-import { state } from '../../src/cli/deliveries.js'
+import { deliveryTable } from '../../src/cli/deliveries.js'
 import { fields, line, paint, status, table } from '../../src/cli/format.js'
+import { trackIdArg } from '../../src/cli/track-id.js'
 import type { Delivery, Payment } from '../../src/client/index.js'
 import { formatAmount } from '../../src/domain/amount.js'
 import { shownDelivery, shownPayment } from '../../src/domain/display.js'
@@ -12,11 +11,12 @@ export default class PaymentShow extends ClientCommand {
   static override summary = 'Show one payment: its fields, state history and callback deliveries'
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',
+    '<%= config.bin %> <%= command.id %> http://127.0.0.1:8787/pay/Xq2w7Zb1Vh0Kc9LmN3pR4s',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --json',
   ]
 
   static override args = {
-    trackId: Args.string({ description: 'trackId of the payment', required: true }),
+    trackId: trackIdArg(),
   }
 
   async run(): Promise<{ payment: Payment; deliveries: Delivery[] }> {
@@ -52,20 +52,7 @@ export default class PaymentShow extends ClientCommand {
     )
     this.log('')
     this.log(paint(chalk.bold, 'Callbacks'))
-    if (deliveries.length === 0) {
-      this.log(paint(chalk.dim, '  none yet'))
-    } else {
-      this.log(
-        table(
-          ['DELIVERY', 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', 'URL'],
-          deliveries.map((d) => {
-            const last = d.attempts[d.attempts.length - 1]
-            const lastText = last ? (last.status !== undefined ? `HTTP ${last.status}` : (last.error ?? '')) : ''
-            return [d.id, reportedStatus(d) ?? d.event, state(d.state), String(d.attempts.length), lastText, d.url]
-          }),
-        ),
-      )
-    }
+    this.log(deliveries.length === 0 ? paint(chalk.dim, '  none yet') : deliveryTable(deliveries, { trackId: false }))
     return { payment, deliveries }
   }
 }

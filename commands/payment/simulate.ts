@@ -1,10 +1,13 @@
-import { Args, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
-import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, line, paint, parseNumber, status } from '../../src/cli/format.js'
+import { trackIdArg } from '../../src/cli/track-id.js'
+import { usage } from '../../src/cli/usage.js'
 import type { Payment } from '../../src/client/index.js'
-import { outcomes } from '../../src/domain/payment.js'
+import { ASSET_CODES } from '../../src/domain/assets.js'
+import { brief } from '../../src/domain/brief.js'
+import { AMOUNT_RULE, isValidAmount, outcomes } from '../../src/domain/payment.js'
 
 export default class PaymentSimulate extends ClientCommand {
   static override summary = 'Act as the customer: pay, pay without finalizing, or abandon a payment'
@@ -12,25 +15,26 @@ export default class PaymentSimulate extends ClientCommand {
   paid         the customer paid and the payment is final (verify: 100)
   unfinalized  the customer paid, not yet final (verify: 203 with amount); can later become paid or failed
   failed       the customer did not complete the payment (verify: 202)
---amount makes the paid amount differ from the order amount, to test the merchant's amount check.`
+--amount makes the paid amount differ from the order amount, to test the merchant's amount check. --amount and --asset describe a payment, so they are refused with --outcome failed.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid',
-    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome unfinalized',
+    '<%= config.bin %> <%= command.id %> http://127.0.0.1:8787/pay/Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome unfinalized --asset ETH',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid --amount 9.99',
   ]
 
   static override args = {
-    trackId: Args.string({ description: 'trackId of the payment', required: true }),
+    trackId: trackIdArg(),
   }
 
   static override flags = {
     outcome: Flags.string({
       description: 'what the customer does (picked from a list at a terminal if missing)',
-      options: ['paid', 'unfinalized', 'failed'],
+      options: outcomes,
     }),
-    amount: Flags.string({ description: 'amount the customer pays (default: the order amount)' }),
-    asset: Flags.string({ description: 'sandbox asset the customer pays with, e.g. BTC' }),
+    amount: Flags.string({ description: `amount the customer pays: ${AMOUNT_RULE} (default: the order amount)` }),
+    asset: Flags.string({ description: 'sandbox asset the customer pays with', options: ASSET_CODES }),
   }
 
   async run(): Promise<Payment> {
@@ -38,9 +42,18 @@ export default class PaymentSimulate extends ClientCommand {
     let amount: number | undefined
     if (flags.amount !== undefined) {
       amount = parseNumber(flags.amount)
-      if (amount === undefined) this.fail(`--amount must be a number (got ${JSON.stringify(flags.amount)})`, ExitCode.usage)
+      if (amount === undefined || !isValidAmount(amount)) {
+        throw usage(
+          `--amount must be ${AMOUNT_RULE} (got ${brief(flags.amount)})`,
+        )
+      }
     }
     const outcome = await this.requiredChoice('outcome', flags.outcome, 'What does the customer do?', outcomes)
+    if (outcome === 'failed') {
+      for (const flag of ['amount', 'asset'] as const) {
+        if (flags[flag] !== undefined) this.refuseTogether(flag, 'does nothing with --outcome failed: the customer pays nothing')
+      }
+    }
     const payment = await this.client(flags.url).simulate(args.trackId, {
       outcome,
       ...(amount !== undefined ? { amount } : {}),
@@ -51,6 +64,7 @@ export default class PaymentSimulate extends ClientCommand {
       fields([
         ['amount', payment.amount],
         ['paid', payment.paidAmount],
+        ['asset', payment.asset],
         ['refNumber', payment.refNumber],
       ]),
     )

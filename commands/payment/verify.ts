@@ -1,9 +1,11 @@
-import { Args, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, line, paint } from '../../src/cli/format.js'
+import { trackIdArg } from '../../src/cli/track-id.js'
 import type { VerifyBody } from '../../src/client/index.js'
+import { VERIFY_RESULTS } from '../../src/domain/outcomes.js'
 
 const meaning: Record<number, string> = {
   100: 'paid and verified',
@@ -15,41 +17,42 @@ const meaning: Record<number, string> = {
 export default class PaymentVerify extends ClientCommand {
   static override summary = 'Verify a payment (POST /api/v1/verify), as a merchant server would'
   static override description =
-    'Prints the spec response. Exits 4 when the answer is a failure (103, 104, or 203 "Invalid track ID"); with --expect, exits 0 when the result matches and 6 when it does not.'
+    'Prints the spec response. A failure answer (103, 104, or 203 "Invalid track ID") goes to stderr and exits 4; with --expect, exits 0 when the result matches and 6 when it does not. --merchant is sent as typed, so an empty or unknown key tests the 104 answer.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',
-    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --expect 100 --json',
+    '<%= config.bin %> <%= command.id %> http://127.0.0.1:8787/pay/Xq2w7Zb1Vh0Kc9LmN3pR4s --expect 100 --json',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --merchant shop_key',
   ]
 
   static override args = {
-    trackId: Args.string({ description: 'trackId returned by create', required: true }),
+    trackId: trackIdArg('trackId returned by create, or its checkout URL (…/pay/<trackId>)'),
   }
 
   static override flags = {
     merchant: Flags.string({ description: 'merchant API key', env: 'PAY_MERCHANT_KEY', default: 'sandbox' }),
-    expect: Flags.integer({ description: 'result code expected; exit 6 when the answer differs' }),
+    expect: Flags.string({ description: 'result code expected; exit 6 when the answer differs', options: VERIFY_RESULTS.map(String) }),
   }
+
+  static override emptyAllowed = ['merchant']
 
   async run(): Promise<VerifyBody> {
     const { args, flags } = await this.parse(PaymentVerify)
     const body = await this.client(flags.url).verifyPayment({ merchant: flags.merchant, trackId: args.trackId })
     const what = 'message' in body ? body.message : body.result === 203 ? 'exists, not finalized' : meaning[body.result]
-    this.log(
-      fields([
-        ['result', line`${paint(body.result === 100 ? chalk.green : chalk.yellow, body.result)} (${what ?? ''})`],
-        ['amount', 'amount' in body ? body.amount : undefined],
-        ['refNumber', 'refNumber' in body ? body.refNumber : undefined],
-      ]),
-    )
-    if (flags.expect !== undefined) {
-      if (body.result !== flags.expect) {
-        process.exitCode = ExitCode.expectationFailed
-        process.stderr.write(`${chalk.red('Expectation failed:')} expected result ${flags.expect}, got ${body.result}\n`)
-      }
-    } else if ('message' in body) {
-      process.exitCode = ExitCode.specFailure
+    const answer = `result ${body.result} — ${what ?? ''}`
+    if (flags.expect !== undefined && body.result !== Number(flags.expect)) {
+      this.failWithResult(`expected result ${flags.expect}, got ${answer}`, ExitCode.expectationFailed)
+    } else if (flags.expect === undefined && 'message' in body) {
+      this.failWithResult(`verify answered ${answer}`, ExitCode.specFailure)
+    } else {
+      this.log(
+        fields([
+          ['result', line`${paint(body.result === 100 ? chalk.green : chalk.yellow, body.result)} (${what ?? ''})`],
+          ['amount', 'amount' in body ? body.amount : undefined],
+          ['refNumber', 'refNumber' in body ? body.refNumber : undefined],
+        ]),
+      )
     }
     return body
   }

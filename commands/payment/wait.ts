@@ -1,12 +1,13 @@
-import { Args, Flags } from '@oclif/core'
+import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { line, paint, status } from '../../src/cli/format.js'
+import { trackIdArg } from '../../src/cli/track-id.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
-import { canReach } from '../../src/domain/payment.js'
+import { canReach, paymentStatuses } from '../../src/domain/payment.js'
 
 export default class PaymentWait extends ClientCommand {
   static override summary = 'Wait until a payment reaches a state'
@@ -19,19 +20,19 @@ export default class PaymentWait extends ClientCommand {
   ]
 
   static override args = {
-    trackId: Args.string({ description: 'trackId of the payment', required: true }),
+    trackId: trackIdArg(),
   }
 
   static override flags = {
-    status: Flags.string({ description: 'state to wait for', options: ['pending', 'unfinalized', 'paid', 'failed'], required: true }),
+    status: Flags.string({ description: 'state to wait for', options: paymentStatuses, required: true }),
     timeout: Flags.string({ description: 'how long to wait, up to 24h (e.g. 30s, 500ms, 2m)', default: '30s' }),
-    interval: Flags.string({ description: 'how often to look', default: '200ms' }),
+    interval: Flags.string({ description: 'how often to look, from 10ms to 24h', default: '200ms' }),
   }
 
   async run(): Promise<Payment> {
     const { args, flags } = await this.parse(PaymentWait)
     const timeoutMs = durationFlag('timeout', flags.timeout)
-    const intervalMs = Math.max(10, durationFlag('interval', flags.interval))
+    const intervalMs = durationFlag('interval', flags.interval, { min: 10 })
     const wanted = flags.status as PaymentStatus
     const client = this.client(flags.url)
     const deadline = Date.now() + timeoutMs

@@ -2,25 +2,26 @@ import { Args, Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { confirmDestructive } from '../../src/cli/confirm.js'
-import { ExitCode } from '../../src/cli/exit-codes.js'
-import { checkImportFile } from '../../src/cli/import-file.js'
 import { line, paint } from '../../src/cli/format.js'
+import { usage } from '../../src/cli/usage.js'
 import type { ImportResult } from '../../src/client/index.js'
 import { forTerminal } from '../../src/domain/display.js'
+import { checkImportFile, checkImportStream } from '../../src/cli/import-file.js'
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportCheck } from '../../src/domain/transfer.js'
 
 export default class SandboxImport extends ClientCommand {
-  static override summary = 'Replace the sandbox state with a file written by `pay sandbox export`'
+  static override summary = 'Replace the sandbox state with a file written by `pay sandbox export`, or with stdin given -'
   static override description =
-    'Checks the whole file first (format, version, every record and its fields, references between records); an invalid file is refused with what is wrong and nothing changes. Replaces merchants, payments and deliveries. Asks for confirmation at a terminal; scripts pass --yes.'
+    'Checks the whole file first (format, version, every record and its fields, references between records); an invalid file is refused with what is wrong and nothing changes. Replaces merchants, payments and deliveries. Asks for confirmation at a terminal; scripts pass --yes (so does - : stdin holds the file, not an answer).'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> state.json',
-    '<%= config.bin %> <%= command.id %> fixtures/seed.json --yes --json',
+    '<%= config.bin %> <%= command.id %> seed.json --yes --json',
+    'gunzip -c state.json.gz | <%= config.bin %> <%= command.id %> - --yes',
   ]
 
   static override args = {
-    file: Args.string({ description: 'export file to load', required: true }),
+    file: Args.string({ description: 'export file to load, or - for stdin', required: true, ignoreStdin: true }),
   }
 
   static override flags = {
@@ -29,30 +30,30 @@ export default class SandboxImport extends ClientCommand {
 
   async run(): Promise<ImportResult> {
     const { args, flags } = await this.parse(SandboxImport)
+    const name = args.file === '-' ? 'stdin' : args.file
+    // Checked with the sandbox's own reader, record by record, before anything is sent.
     let check: ExportCheck
     try {
-      check = await checkImportFile(args.file)
+      check = args.file === '-' ? await checkImportStream(process.stdin) : await checkImportFile(args.file)
     } catch (error) {
-      this.fail(`cannot read ${args.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, ExitCode.usage)
+      throw usage(`cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
     }
     if (!check.ok) {
-      this.fail(`${forTerminal(args.file)} is not a valid export file:\n${check.problems.map((p) => `  - ${forTerminal(p)}`).join('\n')}`, ExitCode.usage, {
-        code: 'invalid_file',
-        multiline: true,
-      })
+      throw usage(`${forTerminal(name)} is not a valid export file:\n${check.problems.map((p) => `  - ${forTerminal(p)}`).join('\n')}`, { multiline: true })
     }
     const { merchants, payments, deliveries } = check.image
     const client = this.client(flags.url)
     const { counts, url } = await client.health()
     await confirmDestructive({
       yes: flags.yes,
-      canPrompt: this.canPrompt(),
+      // Given -, stdin held the file: there is nobody to ask.
+      canPrompt: args.file !== '-' && this.canPrompt(),
       what: `import replaces all ${counts.merchants} merchants, ${counts.payments} payments and ${counts.deliveries} deliveries at ${url}`,
-      question: `Replace everything at ${url} (${counts.merchants} merchants, ${counts.payments} payments, ${counts.deliveries} deliveries) with ${args.file}?`,
+      question: `Replace everything at ${url} (${counts.merchants} merchants, ${counts.payments} payments, ${counts.deliveries} deliveries) with ${name}?`,
     })
     const result = await client.importState({ format: EXPORT_FORMAT, version: EXPORT_VERSION, merchants, payments, deliveries })
     this.log(
-      line`${paint(chalk.green, '✔')} Loaded ${merchants.length} merchants, ${payments.length} payments and ${deliveries.length} deliveries from ${args.file}`,
+      line`${paint(chalk.green, '✔')} Loaded ${merchants.length} merchants, ${payments.length} payments and ${deliveries.length} deliveries from ${name}`,
     )
     return result
   }

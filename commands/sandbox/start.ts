@@ -3,6 +3,7 @@ import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, line, paint } from '../../src/cli/format.js'
+import { usage } from '../../src/cli/usage.js'
 import { forTerminal, inertJson } from '../../src/domain/display.js'
 
 export interface StartResult {
@@ -14,19 +15,26 @@ export interface StartResult {
 
 export default class SandboxStart extends PayCommand {
   static override summary = 'Run the sandbox server in the foreground'
-  static override description = `Serves the spec API (/api/v1), checkout pages (/pay/<trackId>) and the control API (/_sandbox) on one port, keeping state in a JSON data file. Prints one line per request. Ctrl-C, SIGTERM or \`pay sandbox stop\` finishes in-flight requests, writes the full state to the data file and exits 0. With --detach it runs in the background, logging to <data file>.log.`
+  static override description = `Serves the spec API (/api/v1), checkout pages (/pay/<trackId>), the dashboard (/dashboard) and the control API (/_sandbox) on one port, keeping state in a JSON data file. Prints one line per request. Ctrl-C, SIGTERM or \`pay sandbox stop\` finishes in-flight requests, writes the full state to the data file and exits 0. With --detach it runs in the background, logging to <data file>.log.
+Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT, else the host and port of PAY_SANDBOX_URL (the address every other command talks to), else 127.0.0.1:8787.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --port 0 --data ./tmp/sandbox.json',
     'PAY_SANDBOX_PORT=9000 <%= config.bin %> <%= command.id %> --quiet',
     '<%= config.bin %> <%= command.id %> --detach --json',
+    'PAY_SANDBOX_URL=http://127.0.0.1:9000 <%= config.bin %> <%= command.id %> --detach && <%= config.bin %> sandbox status',
     '<%= config.bin %> <%= command.id %> --host 0.0.0.0 --allowed-hosts sandbox',
   ]
 
   static override flags = {
-    port: Flags.integer({ description: 'port to listen on; 0 picks a free one', env: 'PAY_SANDBOX_PORT', default: 8787, min: 0, max: 65535 }),
-    host: Flags.string({ description: 'address to listen on', env: 'PAY_SANDBOX_HOST', default: '127.0.0.1' }),
+    port: Flags.integer({
+      description: 'port to listen on; 0 picks a free one [default: the port of PAY_SANDBOX_URL, else 8787]',
+      env: 'PAY_SANDBOX_PORT',
+      min: 0,
+      max: 65535,
+    }),
+    host: Flags.string({ description: 'address to listen on [default: the host of PAY_SANDBOX_URL, else 127.0.0.1]', env: 'PAY_SANDBOX_HOST' }),
     data: Flags.string({ description: 'data file', env: 'PAY_SANDBOX_DATA', default: '.pay-sandbox/data.json' }),
     quiet: Flags.boolean({ description: 'no request log lines' }),
     'allowed-hosts': Flags.string({
@@ -61,6 +69,8 @@ export default class SandboxStart extends PayCommand {
 
   async run(): Promise<StartResult> {
     const { flags } = await this.parse(SandboxStart)
+    const { listenAddress } = await import('../../src/cli/sandbox-url.js')
+    const { host, port } = listenAddress(flags, process.env.PAY_SANDBOX_URL)
     const { policyFromFlags, describePolicy } = await import('../../src/callbacks/schedule.js')
     let callbacks
     try {
@@ -71,19 +81,19 @@ export default class SandboxStart extends PayCommand {
         ...(flags['callback-concurrency'] !== undefined ? { concurrency: flags['callback-concurrency'] } : {}),
       })
     } catch (error) {
-      this.fail((error as Error).message, ExitCode.usage, { code: 'usage' })
+      throw usage((error as Error).message)
     }
     const { allowedHostsFlag, parseAllowedHosts } = await import('../../src/domain/request-guard.js')
     const parsed = parseAllowedHosts(flags['allowed-hosts']?.split(',') ?? [])
-    if ('error' in parsed) this.fail(parsed.error, ExitCode.usage)
+    if ('error' in parsed) throw usage(parsed.error)
     const allowedHosts = parsed.hosts
     const allowedFlag = allowedHostsFlag(allowedHosts)
     if (flags.detach) {
       const { startDetached } = await import('../../src/cli/detach.js')
       return startDetached({
         root: this.config.root,
-        port: flags.port,
-        host: flags.host,
+        port,
+        host,
         data: flags.data,
         quiet: flags.quiet,
         extraArgs: [
@@ -110,8 +120,8 @@ export default class SandboxStart extends PayCommand {
     let requestStop = (_reason: string): void => {}
     try {
       running = await startServer({
-        port: flags.port,
-        host: flags.host,
+        port,
+        host,
         dataFile: flags.data,
         callbacks,
         allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
@@ -154,10 +164,10 @@ export default class SandboxStart extends PayCommand {
     })
     const merchants = running.service.listMerchants()
     const merchantKey = (merchants.find((m) => m.key === 'sandbox' && m.enabled) ?? merchants.find((m) => m.enabled))?.key
-    if (!isLoopback(flags.host)) {
+    if (!isLoopback(host)) {
       process.stderr.write(
         chalk.bold.red(
-          `WARNING: listening on ${forTerminal(flags.host)}, reachable from other machines. The sandbox has no authentication on its control API; use it only on networks you trust.\n`,
+          `WARNING: listening on ${forTerminal(host)}, reachable from other machines. The sandbox has no authentication on its control API; use it only on networks you trust.\n`,
         ),
       )
     }
@@ -178,6 +188,7 @@ export default class SandboxStart extends PayCommand {
         ['URL', paint(chalk.cyan, running.url)],
         ['data file', running.info.dataFile],
         ['merchant key', merchantKey ?? paint(chalk.yellow, 'none enabled — pay merchant create')],
+        ['dashboard', paint(chalk.cyan, `${running.url}/dashboard`)],
         ['checkout', `${running.url}/pay/<trackId>`],
         ['also answers', allowedHosts === 'all' ? chalk.red('any host name') : allowedFlag],
         ['callbacks', describePolicy(running.callbacks.policy)],

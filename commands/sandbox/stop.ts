@@ -8,33 +8,37 @@ import { line, paint } from '../../src/cli/format.js'
 import { SandboxClient, SandboxUnreachableError } from '../../src/client/index.js'
 import { isAlive } from '../../src/store/lock.js'
 
-export interface StopResult {
-  stopped: true
-  url: string
-  pid: number
-  dataFile: string
-}
+export type StopResult = { stopped: true; url: string; pid: number; dataFile: string } | { stopped: false; url: string }
 
 export default class SandboxStop extends ClientCommand {
   static override summary = 'Stop the sandbox at the URL gracefully, as Ctrl-C would'
   static override description =
-    'Asks the sandbox to stop (POST /_sandbox/shutdown): it finishes in-flight requests, writes the data file and exits 0. The command returns once the sandbox no longer answers and its process is gone. Works for a sandbox started with --detach or in the foreground. Exits 3 when no sandbox answers, 6 when it is still running after --timeout.'
+    'Asks the sandbox to stop (POST /_sandbox/shutdown): it finishes in-flight requests, writes the data file and exits 0. The command returns once the sandbox no longer answers and its process is gone. Works for a sandbox started with --detach or in the foreground. Exits 3 when no sandbox answers (0 with --if-running, for CI clean-up steps), 6 when it is still running after --timeout.'
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     '<%= config.bin %> <%= command.id %> --url http://127.0.0.1:9000 --timeout 20s',
+    '<%= config.bin %> <%= command.id %> --if-running',
     '<%= config.bin %> <%= command.id %> --json',
   ]
 
   static override flags = {
     timeout: Flags.string({ description: 'how long to wait for the sandbox to be gone, up to 24h (e.g. 10s, 500ms, 1m)', default: '10s' }),
+    'if-running': Flags.boolean({ description: 'exit 0, not 3, when no sandbox answers at the URL' }),
   }
 
   async run(): Promise<StopResult> {
     const { flags } = await this.parse(SandboxStop)
     const timeoutMs = durationFlag('timeout', flags.timeout)
     const client = this.client(flags.url)
-    const health = await client.health()
+    let health
+    try {
+      health = await client.health()
+    } catch (error) {
+      if (!(flags['if-running'] && error instanceof SandboxUnreachableError)) throw error
+      this.log(line`No sandbox running at ${paint(chalk.cyan, client.url)}; nothing to stop`)
+      return { stopped: false, url: client.url }
+    }
     await client.shutdown()
     const local = isLocal(client.url)
     const deadline = Date.now() + timeoutMs

@@ -5,6 +5,7 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { Styled } from '../../src/cli/format.js'
+import { usage } from '../../src/cli/usage.js'
 import type { SandboxOptions } from '../../src/index.js'
 import type { SandboxClient } from '../../src/client/index.js'
 import { forTerminal, inertJson } from '../../src/domain/display.js'
@@ -19,7 +20,7 @@ export default class ScenarioRun extends ClientCommand {
   static override summary = 'Run scenario files against a sandbox and check every expectation'
   static override description = `A scenario file (JSON or YAML, "version": 1) is a list of steps: create merchants and payments, simulate the customer, verify, expect callbacks, wait. Its JSON Schema ships as pay-sandbox/schemas/scenario.schema.json, for editors. All files are checked before anything runs: an invalid file exits 2 naming the file, line, step and field. A folder stands for its *.json, *.yaml and *.yml files. Exits 6 when an expectation fails (the steps after it in that scenario are skipped), 0 when all pass.
 
---start runs a throwaway sandbox in this process (temporary data file, callback retries after 100/200/400 ms); otherwise the sandbox at --url is used, which must be able to reach 127.0.0.1, where callback receivers listen.`
+--start runs a throwaway sandbox in this process (temporary data file, callback retries after 100/200/400 ms), so --url is refused with it (PAY_SANDBOX_URL is ignored); otherwise the sandbox at --url is used, which must be able to reach 127.0.0.1, where callback receivers listen. --json prints the json report on stdout, so --reporter junit or --output with it is refused.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> fixtures/scenarios --start',
@@ -32,28 +33,32 @@ export default class ScenarioRun extends ClientCommand {
   static override strict = false
 
   static override args = {
-    files: Args.string({ description: 'scenario files or folders of them', required: true }),
+    files: Args.string({ description: 'scenario files or folders of them', required: true, ignoreStdin: true }),
   }
 
   static override flags = {
-    start: Flags.boolean({ description: 'start a throwaway sandbox for this run (ignores --url)' }),
+    start: Flags.boolean({ description: 'start a throwaway sandbox for this run (not with --url)' }),
     reporter: Flags.option({ description: 'output format', options: REPORTERS, default: 'human' as Reporter })(),
     output: Flags.string({ description: 'write the json or junit report to this file; progress is printed as with human' }),
   }
 
   async run(): Promise<RunReport> {
     const { argv, flags } = await this.parse(ScenarioRun)
+    if (flags.start && this.typedFlag('url')) this.refuseTogether('url', 'does nothing with --start, which runs a sandbox of its own; drop one of them')
+    if (this.jsonEnabled() && this.typedFlag('reporter') && flags.reporter !== 'json') {
+      this.refuseTogether('reporter', `${flags.reporter} does nothing with --json, which prints the json report; drop one of them`)
+    }
+    if (this.jsonEnabled() && flags.output !== undefined) {
+      this.refuseTogether('output', 'does nothing with --json, which prints the report on stdout; use --reporter json --output <file> to write it to a file')
+    }
     const files = argv as string[]
     const { scenarios, problems } = await loadScenarios(files)
     if (problems.length > 0) {
       const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`
-      this.fail(`${count} in scenario files; nothing was run:\n  ${problems.map((p) => forTerminal(p)).join('\n  ')}`, ExitCode.usage, {
-        code: 'invalid_scenario',
-        multiline: true,
-      })
+      throw usage(`${count} in scenario files; nothing was run:\n  ${problems.map((p) => forTerminal(p)).join('\n  ')}`, { multiline: true })
     }
     const reporter: Reporter = this.jsonEnabled() ? 'json' : flags.reporter
-    if (flags.output !== undefined && reporter === 'human') this.fail('--output needs --reporter json or junit', ExitCode.usage)
+    if (flags.output !== undefined && reporter === 'human') throw usage('--output needs --reporter json or junit')
     const streaming = !this.jsonEnabled() && (reporter === 'human' || flags.output !== undefined)
     const paint = { green: chalk.green, red: chalk.red, dim: chalk.dim, bold: chalk.bold }
 
@@ -106,14 +111,11 @@ export default class ScenarioRun extends ClientCommand {
           await mkdir(dirname(flags.output), { recursive: true })
           await writeFile(flags.output, text)
         } catch (error) {
-          this.fail(`cannot write ${flags.output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, ExitCode.usage)
+          throw usage(`cannot write ${flags.output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
         }
       } else process.stdout.write(text)
     }
-    if (!report.ok) {
-      process.exitCode = ExitCode.expectationFailed
-      if (!streaming) process.stderr.write(`${summaryLine(report)}\n`)
-    }
+    if (!report.ok) this.failWithResult(summaryLine(report).replace(/^✖ /, ''), ExitCode.expectationFailed)
     return report
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { formatAmount, formatUnits, SHOWN_DECIMALS, shownUnits, toUnits } from '../domain/amount.js'
+import { ASSET_CODES, type AssetCode } from '../domain/assets.js'
 
 /**
  * The sandbox's cryptocurrencies and their fixed conversion rates.
@@ -22,8 +23,7 @@ export interface SandboxAsset {
   paymentUri: (address: string, amount: string) => string
 }
 
-export const ASSET_CODES = ['BTC', 'ETH', 'USDT-TRC20', 'LTC', 'TRX'] as const
-export type AssetCode = (typeof ASSET_CODES)[number]
+export { ASSET_CODES, type AssetCode }
 
 export const ASSETS: readonly SandboxAsset[] = [
   { code: 'BTC', name: 'Bitcoin', network: 'Bitcoin', unit: 'BTC', usdRate: '100000', decimals: 8, paymentUri: (a, x) => `bitcoin:${a}?amount=${x}` },

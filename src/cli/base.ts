@@ -4,6 +4,8 @@ import { DEFAULT_URL, SandboxApiError, SandboxClient, SandboxUnreachableError } 
 import { forTerminal, inertJson } from '../domain/display.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
 import { Styled } from './format.js'
+import { sandboxUrl } from './sandbox-url.js'
+import { fromParseError, type OclifParseError, usage } from './usage.js'
 
 type Output = { [name: string]: unknown }
 
@@ -37,7 +39,16 @@ export abstract class PayCommand extends Command {
     if (this.argv.includes('--no-color') || process.env.NO_COLOR || this.argv.includes('--json')) chalk.level = 0
   }
 
-  /** An empty argument (`pay callback show ''`) is a usage error naming it, not a request for a list route. */
+  /**
+   * Flags whose text goes to the spec API as typed, so an empty value is a test case (`--return-url ''` is 107);
+   * every other flag given empty is a usage error, as an empty argument is.
+   */
+  static emptyAllowed: readonly string[] = []
+
+  /** Flags typed on the command line (not taken from the environment or a default). */
+  private typed = new Set<string>()
+
+  /** Parses, then refuses empty arguments and flags (`pay callback show ''`), naming them. */
   protected override async parse<F extends Output, B extends Output, A extends Output>(
     options?: Interfaces.Input<F, B, A>,
     argv?: string[],
@@ -48,9 +59,29 @@ export abstract class PayCommand extends Command {
       if (value !== '') return
       const [name, arg] = defined[Math.min(i, defined.length - 1)] ?? ['argument', undefined]
       const what = arg?.description ? ` — expected ${arg.description}` : ''
-      throw new PayError(`the ${name} argument is empty${what}`, ExitCode.usage, { code: 'usage' })
+      throw usage(`the ${name} argument is empty${what}`)
     })
+    const flags = (options ?? this.ctor).flags ?? {}
+    const emptyAllowed = (this.ctor as unknown as typeof PayCommand).emptyAllowed
+    for (const token of parsed.raw) {
+      if (token.type !== 'flag') continue
+      this.typed.add(token.flag)
+      const flag = flags[token.flag]
+      if (token.input === '' && flag?.type === 'option' && !emptyAllowed.includes(token.flag)) {
+        throw usage(`--${token.flag} is empty — expected ${flag.description ?? 'a value'}`)
+      }
+    }
     return parsed
+  }
+
+  /** Whether `flag` was typed on the command line, rather than taken from the environment or its default. */
+  protected typedFlag(flag: string): boolean {
+    return this.typed.has(flag)
+  }
+
+  /** A usage error for a flag that would do nothing with the others given. */
+  protected refuseTogether(flag: string, why: string): never {
+    throw usage(`--${flag} ${why}`)
   }
 
   override log(message: string | Styled = ''): void {
@@ -74,7 +105,7 @@ export abstract class PayCommand extends Command {
   /** A required value: the flag's, else asked for at a terminal, else a usage error naming the flag. */
   protected async required(flag: string, value: string | undefined, message: string): Promise<string> {
     if (value !== undefined && value !== '') return value
-    if (!this.canPrompt()) throw new PayError(`missing required flag --${flag}`, ExitCode.usage, { code: 'missing_flag' })
+    if (!this.canPrompt()) throw usage(`missing required flag --${flag}`)
     const { input } = await import('@inquirer/prompts')
     return input({ message, required: true }, { output: process.stderr })
   }
@@ -83,7 +114,7 @@ export abstract class PayCommand extends Command {
   protected async requiredChoice<T extends string>(flag: string, value: string | undefined, message: string, choices: readonly T[]): Promise<T> {
     if (value !== undefined && value !== '') return value as T
     if (!this.canPrompt()) {
-      throw new PayError(`missing required flag --${flag} (one of ${choices.join(', ')})`, ExitCode.usage, { code: 'missing_flag' })
+      throw usage(`missing required flag --${flag} (one of ${choices.join(', ')})`)
     }
     const { select } = await import('@inquirer/prompts')
     return select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, { output: process.stderr })
@@ -94,14 +125,21 @@ export abstract class PayCommand extends Command {
   }
 
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<void> {
-    const failure = toPayError(err)
+    const failure = toPayError(err, `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim())
     process.exitCode = failure.exit
     if (this.jsonEnabled()) {
       this.logJson({ error: { code: failure.code, message: failure.message, exit: failure.exit } })
     }
-    const message = forTerminal(failure.message, { multiline: failure.multiline })
-    const lines = [`${chalk.red('Error:')} ${message}`, ...failure.suggestions.map((s) => `  ${chalk.dim('→')} ${forTerminal(s)}`)]
-    process.stderr.write(`${lines.join('\n')}\n`)
+    writeFailure(failure.message, { multiline: failure.multiline, suggestions: failure.suggestions })
+  }
+
+  /**
+   * A failure that still has a result to print (a spec failure answer, replays not delivered, a failed scenario):
+   * the message goes to stderr and the exit code is set, while `run()` returns the result for stdout.
+   */
+  protected failWithResult(message: string, exit: ExitCodeValue): void {
+    process.exitCode = exit
+    writeFailure(message)
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {
@@ -121,18 +159,35 @@ export abstract class ClientCommand extends PayCommand {
       helpGroup: 'GLOBAL',
     }),
   }
+
+  protected override async parse<F extends Output, B extends Output, A extends Output>(
+    options?: Interfaces.Input<F, B, A>,
+    argv?: string[],
+  ): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const parsed = await super.parse(options, argv)
+    const url = (parsed.flags as { url?: unknown }).url
+    if (typeof url === 'string') sandboxUrl(url, this.typedFlag('url') || !process.env.PAY_SANDBOX_URL ? '--url' : 'PAY_SANDBOX_URL')
+    return parsed
+  }
 }
 
-function toPayError(err: Error & { oclif?: { exit?: number } }): PayError {
+/** `Error: message` on stderr, with suggestions below it; made inert, whatever the message holds. */
+export function writeFailure(message: string, options: { multiline?: boolean; suggestions?: string[] } = {}): void {
+  const lines = [
+    `${chalk.red('Error:')} ${forTerminal(message, { multiline: options.multiline ?? false })}`,
+    ...(options.suggestions ?? []).map((s) => `  ${chalk.dim('→')} ${forTerminal(s)}`),
+  ]
+  process.stderr.write(`${lines.join('\n')}\n`)
+}
+
+function toPayError(err: Error & { oclif?: { exit?: number } }, command: string): PayError {
   if (err instanceof PayError) return err
   if (err instanceof SandboxUnreachableError) return new PayError(err.message, ExitCode.unreachable, { code: 'unreachable' })
   if (err instanceof SandboxApiError) return new PayError(err.message, ExitCode.rejected, { code: err.code })
   if (err instanceof Errors.CLIError || err.oclif) {
-    // oclif's own parse errors: missing or unknown flags and arguments.
-    const message = err.message.replace(/\n\s*See more help with --help$/, '')
-    const exit = err.oclif?.exit === 0 ? ExitCode.ok : ExitCode.usage
-    // Its lines (e.g. a list of missing arguments) are oclif's, naming what was typed.
-    return new PayError(message, exit, { code: 'usage', suggestions: ['see --help'], multiline: true })
+    if (err.oclif?.exit === 0) return new PayError(err.message, ExitCode.ok)
+    // oclif's own parse errors: unknown or invalid flags, missing arguments.
+    return fromParseError(err as OclifParseError, command)
   }
   return new PayError(err.message || String(err), ExitCode.error, { code: 'unexpected' })
 }

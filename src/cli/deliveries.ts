@@ -2,7 +2,7 @@ import chalk from 'chalk'
 import { reportedStatus } from '../callbacks/delivery.js'
 import { forTerminal } from '../domain/display.js'
 import type { Delivery, DeliveryAttempt, DeliveryState } from '../domain/types.js'
-import { fields, line, lines, paint, Styled, table } from './format.js'
+import { fields, line, lines, paint, type Shown, Styled, table } from './format.js'
 
 const stateColor: Record<DeliveryState, (s: string) => string> = {
   pending: chalk.yellow,
@@ -14,28 +14,33 @@ export function state(s: DeliveryState): Styled {
   return paint(stateColor[s] ?? ((x: string) => x), s)
 }
 
-/** `200`, `500`, or a short form of the network error of the last attempt. */
-function lastOutcome(d: Delivery): string {
+/** What the last attempt got: `HTTP 200`, `HTTP 503`, or its error (`timed out after 5000 ms`); `—` before any. */
+function lastAnswer(d: Delivery): Shown {
   const last = d.attempts.at(-1)
   if (!last) return '—'
-  if (last.status !== undefined) return String(last.status)
-  if (last.error?.startsWith('timed out')) return 'timeout'
-  if (last.error?.includes('ECONNREFUSED')) return 'refused'
-  return 'error'
+  const ok = last.status !== undefined && last.status >= 200 && last.status < 300
+  return paint(ok ? chalk.green : chalk.red, last.status !== undefined ? `HTTP ${last.status}` : (last.error ?? 'no answer'))
 }
 
-export function deliveryTable(deliveries: Delivery[]): Styled {
+/**
+ * Deliveries as `pay callback list` and `pay payment show` print them, one row each: attempts made of those
+ * allowed, the last answer, the URL. `trackId: false` leaves out the TRACK ID column (one payment's deliveries).
+ * At a narrow terminal the URL, then the last answer, are cut; ids never are.
+ */
+export function deliveryTable(deliveries: Delivery[], options: { trackId?: boolean } = {}): Styled {
+  const withTrackId = options.trackId ?? true
   return table(
-    ['ID', 'TRACK ID', 'STATUS', 'STATE', 'ATTEMPTS', 'HTTP', 'URL'],
+    ['ID', ...(withTrackId ? ['TRACK ID'] : []), 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', 'URL'],
     deliveries.map((d) => [
       d.id,
-      d.trackId,
+      ...(withTrackId ? [d.trackId] : []),
       d.replayOf ? line`${reportedStatus(d) ?? d.event}${paint(chalk.dim, ' (replay)')}` : (reportedStatus(d) ?? d.event),
       state(d.state),
       `${d.attempts.length}/${d.maxRetries + 1}`,
-      lastOutcome(d),
+      lastAnswer(d),
       d.url,
     ]),
+    { shrink: ['URL', 'LAST'] },
   )
 }
 

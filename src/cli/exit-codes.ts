@@ -3,7 +3,7 @@ export const ExitCode = {
   ok: 0,
   /** Anything unexpected. */
   error: 1,
-  /** A flag or argument is missing or invalid, or an input file is unreadable. */
+  /** A flag or argument is missing or invalid, or an input file is unreadable; the JSON code is always `usage`. */
   usage: 2,
   /** No sandbox answered at the URL. */
   unreachable: 3,
@@ -17,22 +17,25 @@ export const ExitCode = {
   startFailed: 7,
   /** A callback (replay) was not delivered: refused, timed out or answered non-2xx. */
   callbackFailed: 8,
+  /** No such command. */
+  unknownCommand: 127,
 } as const
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
 export const exitCodeDescriptions: Record<ExitCodeValue, string> = {
   0: 'success',
   1: 'unexpected error',
-  2: 'usage: a flag or argument is missing or invalid, or an input file cannot be read',
+  2: 'usage: a flag or argument is missing or invalid, a flag does nothing with the others given, or an input file cannot be read',
   3: 'no sandbox answered at the URL',
   4: 'the spec API answered with a failure result (103–109, or 203 "Invalid track ID")',
   5: 'the control API refused the request (unknown trackId, merchant or delivery; a move the payment cannot make; a conflict; a host or origin it does not answer)',
   6: 'an expectation was not met (--expect, a wait that timed out, a failed scenario step)',
   7: 'the sandbox could not start (data file unusable or in use, port taken)',
   8: 'a replayed callback was not delivered (connection refused, timeout or a non-2xx answer)',
+  127: 'no such command (the message names the closest one)',
 }
 
-/** A failure the CLI reports on stderr (or as JSON) and exits with. */
+/** A failure the CLI reports on stderr (and as JSON under --json) and exits with. Every usage error has the code `usage`. */
 export class PayError extends Error {
   readonly exit: ExitCodeValue
   readonly code: string
@@ -43,7 +46,7 @@ export class PayError extends Error {
     super(message)
     this.name = 'PayError'
     this.exit = exit
-    this.code = options.code ?? 'error'
+    this.code = exit === ExitCode.usage ? 'usage' : (options.code ?? 'error')
     this.suggestions = options.suggestions ?? []
     this.multiline = options.multiline ?? false
   }

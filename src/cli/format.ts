@@ -56,20 +56,72 @@ export function fields(rows: Array<[string, Shown | undefined]>): Styled {
   return new Styled(filled.map(([k, v]) => `  ${chalk.dim(k.padEnd(width))}  ${shown(v)}`).join('\n'))
 }
 
-/** A plain-text table; colour codes are not counted in widths. */
-export function table(header: string[], rows: Shown[][]): Styled {
-  const cells = rows.map((r) => r.map(shown))
-  const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '').length
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => visible(r[i] ?? ''))))
-  const row = (values: string[]) =>
-    values.map((c, i) => (i === values.length - 1 ? c : c + ' '.repeat(widths[i]! - visible(c)))).join('  ')
-  return new Styled([chalk.bold(row(header)), ...cells.map(row)].join('\n'))
+const ANSI = /\u001b\[[0-9;]*m/g
+/** Characters a terminal draws two columns wide: CJK, Hangul, full-width forms, emoji. */
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u
+const ZERO_WIDTH = /[\p{M}\u200b-\u200d\ufe0f]/u
+
+function charColumns(char: string): number {
+  return ZERO_WIDTH.test(char) ? 0 : WIDE.test(char) ? 2 : 1
 }
 
-/** The first `max` characters (code points) of `text`, with `…` when cut. */
+/** Columns `text` takes on a terminal; colour codes take none. */
+export function columns(text: string): number {
+  let n = 0
+  for (const char of text.replace(ANSI, '')) n += charColumns(char)
+  return n
+}
+
+/** `text` cut to at most `max` columns, ending in `…` when cut (its colour is dropped then). */
 export function truncate(text: string, max: number): string {
-  const chars = Array.from(text)
-  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text
+  if (columns(text) <= max) return text
+  let out = ''
+  let used = 0
+  for (const char of text.replace(ANSI, '')) {
+    const w = charColumns(char)
+    if (used + w > max - 1) break
+    out += char
+    used += w
+  }
+  return `${out}…`
+}
+
+/**
+ * The width human tables fit: COLUMNS when set (as `ls` reads it), else the terminal's; no limit when stdout is not
+ * a terminal, so a pipe, `less` or a file gets every character (as gh does). --json and `show` commands are never cut.
+ */
+export function outputWidth(): number | undefined {
+  const set = Number(process.env.COLUMNS)
+  if (Number.isInteger(set) && set > 0) return set
+  return process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : undefined
+}
+
+/** A column never cut narrower than this (or its header). */
+const MIN_CUT = 10
+
+/**
+ * A plain-text table. When it is wider than `width` (default: outputWidth()), the columns named in `shrink` give up
+ * room, the widest first, down to MIN_CUT, their cells cut with `…`; the others (ids, states, amounts) never shrink,
+ * so a terminal too narrow for those wraps.
+ */
+export function table(header: string[], rows: Shown[][], options: { shrink?: string[]; width?: number } = {}): Styled {
+  let cells = rows.map((r) => r.map(shown))
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => columns(r[i] ?? ''))))
+  const limit = options.width ?? outputWidth()
+  if (limit !== undefined) {
+    const shrinkable = (options.shrink ?? []).map((name) => header.indexOf(name)).filter((i) => i !== -1)
+    const floor = widths.map((w, i) => Math.min(w, Math.max(MIN_CUT, header[i]!.length)))
+    let over = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) - limit
+    for (; over > 0; over--) {
+      const widest = shrinkable.filter((i) => widths[i]! > floor[i]!).sort((a, b) => widths[b]! - widths[a]!)[0]
+      if (widest === undefined) break
+      widths[widest]!--
+    }
+    cells = cells.map((r) => r.map((c, i) => (columns(c) > widths[i]! ? truncate(c, widths[i]!) : c)))
+  }
+  const row = (values: string[]) =>
+    values.map((c, i) => (i === values.length - 1 ? c : c + ' '.repeat(Math.max(0, widths[i]! - columns(c))))).join('  ')
+  return new Styled([chalk.bold(row(header)), ...cells.map(row)].join('\n'))
 }
 
 /**

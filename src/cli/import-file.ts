@@ -7,11 +7,19 @@ import type { ExportCheck } from '../domain/transfer.js'
  * is the one the sandbox would give. Throws the file system's error when the file cannot be read.
  */
 export async function checkImportFile(path: string): Promise<ExportCheck> {
-  const reader = new ExportReader()
   const stream = createReadStream(path, { highWaterMark: 1024 * 1024 })
-  for await (const chunk of stream) {
-    if (!reader.push(chunk as Buffer)) break
+  try {
+    return await checkImportStream(stream)
+  } finally {
+    stream.destroy()
   }
-  stream.destroy()
+}
+
+/** The same check of a file read from a stream (stdin). */
+export async function checkImportStream(stream: AsyncIterable<Buffer | string>): Promise<ExportCheck> {
+  const reader = new ExportReader()
+  for await (const chunk of stream) {
+    if (!reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) break
+  }
   return reader.end()
 }

@@ -1,9 +1,10 @@
 import { Ajv, type ErrorObject, type Format, type ValidateFunction } from 'ajv'
 import { CALLBACK_EVENT, deliveryStates, EXCERPT_BYTES, MAX_RETRIES, notifiedStatuses, type Notification, REPLAY_URL_MAX } from './callback.js'
-import { isDeliveryId, isMerchantKey, isRefNumber, isTrackId, MERCHANT_KEY_RULE } from './ids.js'
+import { isDeliveryId, isRefNumber, isTrackId } from './ids.js'
+import { isMerchantKey, isStoredMerchantName, MERCHANT_KEY_RULE, MERCHANT_NAME_MAX } from './merchant.js'
 import { AMOUNT_RULE, assetSchema, changeSources, isValidAmount, paymentStatuses } from './payment.js'
 import type { Delivery, DeliveryAttempt, Merchant, Payment, StatusChange } from './types.js'
-import { charLength, isHeaderName, isHeaderValue, isMerchantName, isTimestamp, isValidUrl, LIMITS, MERCHANT_NAME_MAX } from './validate.js'
+import { charLength, isHeaderName, isHeaderValue, isTimestamp, isValidUrl, LIMITS } from './validate.js'
 
 /**
  * The shape of the file `pay sandbox export` writes and `pay sandbox import` reads, stated once as a JSON
@@ -24,7 +25,7 @@ const formats = {
   'merchant-key': { type: 'string', validate: isMerchantKey, says: `a merchant key: ${MERCHANT_KEY_RULE}` },
   'merchant-name': {
     type: 'string',
-    validate: isMerchantName,
+    validate: isStoredMerchantName,
     says: `a merchant name: not empty, no white space at either end, at most ${MERCHANT_NAME_MAX} characters`,
   },
   'callback-url': {

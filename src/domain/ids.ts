@@ -31,12 +31,6 @@ export function newMerchantKey(): string {
   return `sandbox_${randomBytes(12).toString('base64url')}`
 }
 
-/** Merchant keys, generated or chosen, in words for messages and as a test. */
-export const MERCHANT_KEY_RULE = '1 to 128 letters, digits or . _ ~ -'
-export function isMerchantKey(value: string): boolean {
-  return /^[A-Za-z0-9._~-]{1,128}$/.test(value)
-}
-
 export function newDeliveryId(): string {
   return `dlv_${randomBytes(9).toString('base64url')}`
 }

@@ -21,6 +21,15 @@ export const SpecResult = {
 } as const
 export type SpecResultCode = (typeof SpecResult)[keyof typeof SpecResult]
 
+/** Every `result` verify can answer. */
+export const VERIFY_RESULTS = [
+  SpecResult.success,
+  SpecResult.merchantDisabled,
+  SpecResult.invalidApiKey,
+  SpecResult.notCompleted,
+  SpecResult.invalidTrackIdOrNotFinal,
+] as const
+
 /** The spec's exact messages (Errors table). */
 export const SpecMessage = {
   success: 'success',

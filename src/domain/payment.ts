@@ -1,3 +1,4 @@
+import { ASSET_CODES } from './assets.js'
 import { SandboxError } from './outcomes.js'
 import type { ChangeSource, Payment, PaymentStatus } from './types.js'
 
@@ -50,8 +51,8 @@ export interface SimulateInput {
   newRefNumber: () => string
 }
 
-/** The asset a customer pays with, as the control API takes it (the checkout page offers its own list). */
-export const assetSchema = { type: 'string', minLength: 1, maxLength: 20 } as const
+/** The asset a customer pays with: one of the sandbox's. */
+export const assetSchema = { type: 'string', enum: [...ASSET_CODES] } as const
 
 /** Returns the payment after the customer's action, or throws `invalid_transition`. Pure. */
 export function applyOutcome(payment: Payment, input: SimulateInput): Payment {

@@ -29,12 +29,6 @@ export function isValidUrl(value: unknown, maxLength: number): value is string {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0
 }
 
-/** A merchant name as stored: trimmed, not empty, at most 200 characters. */
-export const MERCHANT_NAME_MAX = 200
-export function isMerchantName(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= MERCHANT_NAME_MAX && value.trim() === value
-}
-
 /** A time as the sandbox writes every one: `Date.prototype.toISOString`, e.g. 2026-01-31T12:00:00.000Z. */
 export function isTimestamp(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(value)) return false

@@ -1,3 +1,4 @@
+import { nearest as closest } from '../domain/nearest.js'
 import { Ajv, type ErrorObject, type SchemaObject, type ValidateFunction } from 'ajv'
 import { scenarioSchema } from './schema.js'
 import type { Path } from './source.js'
@@ -165,17 +166,5 @@ function describe(v: unknown): string {
 
 /** The one of `names` that `name` is likely a misspelling of. */
 export function nearest(name: string, names: Iterable<string>): string | undefined {
-  for (const candidate of names) if (editDistance(candidate.toLowerCase(), name.toLowerCase()) <= 2) return candidate
-  return undefined
-}
-
-/** Levenshtein distance, for "did you mean" on misspelt names. */
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
-    prev = row
-  }
-  return prev[b.length]!
+  return closest(name, [...names])
 }

@@ -1,7 +1,9 @@
+import { assetRule, isAssetCode } from '../domain/assets.js'
+import { isMerchantKey, isMerchantName, merchantKeyRule, merchantNameRule } from '../domain/merchant.js'
 import { SandboxError, SpecMessage } from '../domain/outcomes.js'
 import { applyOutcome, type Outcome } from '../domain/payment.js'
-import { isMerchantKey, MERCHANT_KEY_RULE, newMerchantKey, newRefNumber, newTrackId } from '../domain/ids.js'
-import { checkCreate, describeType, isMerchantName, MERCHANT_NAME_MAX, verifyOutcome, type VerifyBody } from '../domain/validate.js'
+import { newMerchantKey, newRefNumber, newTrackId } from '../domain/ids.js'
+import { checkCreate, verifyOutcome, type VerifyBody } from '../domain/validate.js'
 import type { ChangeSource, Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
 import type { Store } from '../store/store.js'
 import { KeyedLock } from './locks.js'
@@ -94,6 +96,7 @@ export class SandboxService {
 
   private async move(trackId: string, request: SimulateRequest): Promise<Payment> {
     const payment = this.requirePayment(trackId)
+    if (request.asset !== undefined && !isAssetCode(request.asset)) throw new SandboxError('invalidField', assetRule(request.asset))
     const next = applyOutcome(payment, {
       outcome: request.outcome,
       ...(request.amount !== undefined ? { paidAmount: request.amount } : {}),
@@ -138,16 +141,9 @@ export class SandboxService {
 
   async createMerchant(input: { key?: unknown; name?: unknown }): Promise<Merchant> {
     const key = input.key ?? newMerchantKey()
-    if (typeof key !== 'string' || !isMerchantKey(key)) {
-      throw new SandboxError(
-        'invalidField',
-        `merchant key must be ${MERCHANT_KEY_RULE} (got ${typeof key === 'string' ? JSON.stringify(key) : describeType(key)})`,
-      )
-    }
-    const name = input.name ?? `Merchant ${key}`
-    if (typeof name !== 'string' || !isMerchantName(name.trim())) {
-      throw new SandboxError('invalidField', `merchant name must be a non-empty string of at most ${MERCHANT_NAME_MAX} characters`)
-    }
+    const name = input.name ?? `Merchant ${String(key)}`
+    if (!isMerchantKey(key)) throw new SandboxError('invalidField', merchantKeyRule(key))
+    if (!isMerchantName(name)) throw new SandboxError('invalidField', merchantNameRule(name))
     return this.locks.run(`merchant:${key}`, async () => {
       if (this.store.latest.getMerchant(key)) throw new SandboxError('conflict', `a merchant with key ${key} already exists`)
       const at = this.stamp()

@@ -3,16 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { SandboxClient } from '../../src/client/index.js'
-import { exited, pay, sandbox, spawnSandbox, tempDir } from '../helpers.js'
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
+import { exited, isAlive, pay, sandbox, spawnSandbox, tempDir } from '../helpers.js'
 
 /** `pay sandbox start --detach`, with the background process killed if the test leaves it running. */
 async function detach(args: string[]) {

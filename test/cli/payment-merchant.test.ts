@@ -48,7 +48,7 @@ describe('pay payment / pay merchant against a running sandbox', () => {
     expect(s.stderr).toContain('missing required flag --callback-url')
     const t = await pay(['payment', 'create', '--amount', 'ten', '--callback-url', 'http://localhost/cb'], { env })
     expect(t.code).toBe(2)
-    expect(t.stderr).toContain('--amount must be a number (got "ten")')
+    expect(t.stderr).toContain('--amount must be a number, e.g. 25.5 (got "ten")')
   })
 
   test('simulate moves the payment and verify shows each state; --amount changes the amount paid', async () => {
@@ -80,18 +80,19 @@ describe('pay payment / pay merchant against a running sandbox', () => {
     expect(JSON.parse(u.stdout)).toEqual({ error: { code: 'not_found', message: 'no payment with trackId nope', exit: 5 } })
     const bad = await pay(['payment', 'simulate', trackId, '--outcome', 'refunded'], { env })
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toMatch(/Expected --outcome=refunded to be one of: paid, unfinalized, failed/)
+    expect(bad.stderr).toContain('--outcome must be one of paid, unfinalized, failed (got "refunded")')
   })
 
   test('verify: failure answers exit 4; --expect exits 0 on a match and 6 otherwise', async () => {
     const trackId = await createTrackId()
     const unknown = await pay(['payment', 'verify', 'nope'], { env })
     expect(unknown.code).toBe(4)
-    expect(unknown.stdout).toContain('203 (Invalid track ID)')
+    expect(unknown.stderr).toContain('verify answered result 203 — Invalid track ID')
+    expect(unknown.stdout).toBe('')
     expect((await pay(['payment', 'verify', trackId, '--expect', '202'], { env })).code).toBe(0)
     const miss = await pay(['payment', 'verify', trackId, '--expect', '100'], { env })
     expect(miss.code).toBe(6)
-    expect(miss.stderr).toContain('expected result 100, got 202')
+    expect(miss.stderr).toContain('expected result 100, got result 202 — not completed by the customer')
   })
 
   test('merchants: create, list, disable (103), enable', async () => {

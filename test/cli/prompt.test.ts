@@ -1,42 +1,7 @@
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
-import { describe, expect, onTestFinished, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import type { Payment } from '../../src/client/index.js'
-import { BIN, ROOT, sandbox } from '../helpers.js'
-
-const run = promisify(execFile)
-
-/**
- * `pay` in a real pseudo-terminal: a tmux session on its own server, so the pane's environment is ours and
- * CI is unset. Returns helpers to type and to read the screen; the session is killed when the test ends.
- */
-async function terminal(args: string[], env: Record<string, string> = {}) {
-  const socket = `pay-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
-  const tmux = (...a: string[]) => run('tmux', ['-L', socket, ...a], { cwd: ROOT })
-  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
-  const vars = Object.entries({ NO_COLOR: '1', ...env }).map(([k, v]) => `${k}='${v}'`).join(' ')
-  // The pane stays after the command exits so its last screen and exit code can be read.
-  await tmux('new-session', '-d', '-x', '160', '-y', '40', '-s', 'pay', `env -u CI ${vars} ${quoted}; echo "[exit $?]"; sleep 30`)
-  onTestFinished(async () => {
-    await tmux('kill-server').catch(() => {})
-  })
-  const screen = async () => (await tmux('capture-pane', '-p', '-t', 'pay')).stdout
-  return {
-    screen,
-    type: async (keys: string) => void (await tmux('send-keys', '-t', 'pay', keys)),
-    enter: async () => void (await tmux('send-keys', '-t', 'pay', 'Enter')),
-    /** Waits until the screen matches. */
-    waitFor: async (pattern: RegExp, timeoutMs = 15_000): Promise<string> => {
-      const deadline = Date.now() + timeoutMs
-      for (;;) {
-        const text = await screen()
-        if (pattern.test(text)) return text
-        if (Date.now() > deadline) throw new Error(`screen never matched ${pattern}:\n${text}`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
-    },
-  }
-}
+import { sandbox } from '../helpers.js'
+import { terminal } from './tty.js'
 
 describe('prompts at a terminal', () => {
   test('payment create asks for a missing --amount, and creates the payment with the answer', async () => {
@@ -89,6 +54,13 @@ describe('prompts at a terminal', () => {
     expect(done).toContain('cancelled; nothing was changed')
     expect(done).toContain('[exit 1]')
     expect((await sb.client.health()).counts.payments).toBe(1)
+  })
+
+  test('a mistyped flag names the closest one at a terminal too, and exits 2', async () => {
+    const tty = await terminal(['payment', 'create', '--amout', '5', '--url', 'http://127.0.0.1:9'])
+    const done = await tty.waitFor(/\[exit \d+\]/)
+    expect(done).toContain('unknown flag --amout (did you mean --amount?)')
+    expect(done).toContain('[exit 2]')
   })
 
   test('a mistyped command offers the closest one', async () => {

@@ -1,7 +1,7 @@
+import { isMerchantKey } from '../../src/domain/merchant.js'
 import { expect, test } from 'vitest'
 import {
   isDeliveryId,
-  isMerchantKey,
   isRefNumber,
   isTrackId,
   newDeliveryId,

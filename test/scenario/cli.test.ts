@@ -62,7 +62,7 @@ describe('pay scenario run', () => {
     expect(passed).toMatchObject({ name: 'validation: mobile (109)', tests: '4', failures: '0' })
     expect(failed).toMatchObject({ name: 'designed to fail', file: path, tests: '4', failures: '1', skipped: '1' })
     expect(failed.testcase[2].failure.message).toContain('expected result 100, got 202')
-    expect(r.stderr).toMatch(/^✖ 1 of 2 scenarios failed/)
+    expect(r.stderr).toMatch(/^Error: 1 of 2 scenarios failed/)
   })
 
   it('--url runs against a running sandbox; --reporter json and --json print one JSON document', async () => {
@@ -125,7 +125,7 @@ describe('pay scenario run', () => {
   const usage: Array<[string, string[], RegExp, number]> = [
     ['a missing file', ['no-such-file.json', '--start'], /no-such-file\.json: cannot read: ENOENT/, 2],
     ['a file that is not JSON', ['README-not-json', '--start'], /not valid JSON/, 2],
-    ['an unknown reporter', [`${SHIPPED}/paid.json`, '--reporter', 'tap'], /Expected --reporter=tap to be one of: human, json, junit/, 2],
+    ['an unknown reporter', [`${SHIPPED}/paid.json`, '--reporter', 'tap'], /--reporter must be one of human, json, junit \(got "tap"\)/, 2],
     ['--output with the human reporter', [`${SHIPPED}/paid.json`, '--output', 'x.xml', '--start'], /--output needs --reporter json or junit/, 2],
     ['no sandbox at --url', [`${SHIPPED}/paid.json`, '--url', 'http://127.0.0.1:9'], /no sandbox at http:\/\/127\.0\.0\.1:9/, 3],
   ]

@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { type Browser, chromium } from 'playwright-core'
+import { afterAll, beforeAll, expect, onTestFinished, test } from 'vitest'
+import { type Sandbox, startSandbox } from '../../src/index.js'
+import { ROOT } from '../helpers.js'
+
+const CHROMIUM = process.env.PAY_CHROMIUM ?? '/usr/bin/chromium'
+
+/** The selectors the README promises browser tests, from its "Testing against the checkout page" table. */
+async function documentedSelectors(): Promise<string[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
+  const section = readme.split('### Testing against the checkout page\n')[1]?.split('\n#')[0] ?? ''
+  return [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!)
+}
+
+let browser: Browser
+let sb: Sandbox
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-dev-shm-usage'] })
+  sb = await startSandbox({ callbacks: { retries: 0 } })
+})
+afterAll(async () => {
+  await browser?.close()
+  await sb?.stop()
+})
+
+test('every selector the README documents for browser tests is on the checkout page, and a test written with them works', async () => {
+  const selectors = await documentedSelectors()
+  expect(selectors).toEqual(expect.arrayContaining(['#checkout', 'button[data-outcome="paid"]', 'button[data-outcome="failed"]', '#other-amount']))
+  const created = await sb.client.createPayment({ merchant: 'sandbox', amount: 25.5, callbackUrl: 'http://127.0.0.1:9/cb' })
+  if (created.result !== 100) throw new Error(JSON.stringify(created))
+  const page = await browser.newPage()
+  onTestFinished(() => page.close())
+  await page.goto(sb.client.checkoutUrl(created.trackId))
+  await page.waitForSelector('#checkout[data-status="pending"]')
+  for (const selector of selectors) {
+    // The status selector is the one to wait for after an action; the page is pending here.
+    const present = selector.replace('data-status="paid"', 'data-status="pending"')
+    expect(await page.locator(present).count(), selector).toBeGreaterThan(0)
+  }
+  expect(await page.getAttribute('#checkout', 'data-track-id')).toBe(created.trackId)
+
+  // The flow a merchant's browser test would write, with the documented selectors only.
+  await page.check('input[name="asset"][value="ETH"]')
+  await page.click('button[data-outcome="unfinalized"]')
+  await page.waitForSelector('#checkout[data-status="unfinalized"][data-final="false"]')
+  await page.fill('#other-amount', '7')
+  await page.press('#other-amount', 'Enter')
+  await page.waitForSelector('#checkout[data-status="paid"][data-final="true"]')
+  expect(await page.locator('button[data-outcome]').count()).toBe(0)
+  expect((await sb.client.getPayment(created.trackId)).payment).toMatchObject({ status: 'paid', paidAmount: 7, asset: 'ETH' })
+})
