@@ -8,8 +8,10 @@ const CLOSE_GRACE_MS = 1000
 
 export interface SendRequest {
   url: string
+  /** Default POST. */
+  method?: string
   /** Sent exactly as given. */
-  body: string
+  body: string | Buffer
   headers: Record<string, string>
   timeoutMs: number
   /** Aborting leaves the attempt unfinished: the result has `aborted: true`. */
@@ -34,7 +36,7 @@ export interface SendResult {
 }
 
 /**
- * POSTs one callback and reports what happened, once its connection is closed; never throws, whatever the request
+ * POSTs one callback (or sends another method) and reports what happened, once its connection is closed; never throws, whatever the request
  * holds (stored deliveries can hold anything). A 2xx is success; redirects are not followed. The response body is read up to EXCERPT_BYTES and
  * then dropped, so a huge or endless body costs nothing.
  */
@@ -51,7 +53,7 @@ export function sendCallback(req: SendRequest): Promise<SendResult> {
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
     return refused(`unsupported URL scheme ${target.protocol} (http or https only)`)
   }
-  if (typeof req.body !== 'string') return refused('invalid body (not text)')
+  if (typeof req.body !== 'string' && !Buffer.isBuffer(req.body)) return refused('invalid body (not text)')
   const problem = headerProblem(req.headers)
   if (problem !== undefined) return refused(problem)
   if (req.signal?.aborted) return Promise.resolve({ ok: false, aborted: true, durationMs: 0, error: 'aborted' })
@@ -112,7 +114,7 @@ export function sendCallback(req: SendRequest): Promise<SendResult> {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest
     const headers = { ...req.headers, 'Content-Length': String(Buffer.byteLength(req.body)) }
     try {
-      outgoing = send(target, { method: 'POST', headers, agent: req.agent ?? false }, (res) => {
+      outgoing = send(target, { method: req.method ?? 'POST', headers, agent: req.agent ?? false }, (res) => {
         response = res
         const status = res.statusCode ?? 0
         res.on('data', (chunk: Buffer) => {
