@@ -3,7 +3,6 @@ import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, line, paint } from '../../src/cli/format.js'
-import { usage } from '../../src/cli/usage.js'
 import { forTerminal, inertJson } from '../../src/domain/display.js'
 
 export interface StartResult {
@@ -62,6 +61,12 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
       min: 1,
       max: 1024,
     }),
+    import: Flags.string({
+      description: 'load this export file (pay sandbox export) at start, replacing the data file\'s state; checked whole first, an invalid file changes nothing (exit 2)',
+    }),
+    'export-on-exit': Flags.string({
+      description: 'write an export file of the state when the sandbox stops (Ctrl-C, SIGTERM, pay sandbox stop); a failed write is exit 1',
+    }),
     detach: Flags.boolean({
       description: 'run in the background: wait until it answers, print its URL and pid, and exit (log: <data file>.log; stop it with `pay sandbox stop`)',
     }),
@@ -71,25 +76,15 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     const { flags } = await this.parse(SandboxStart)
     const { listenAddress } = await import('../../src/cli/sandbox-url.js')
     const { host, port } = listenAddress(flags, process.env.PAY_SANDBOX_URL)
-    const { policyFromFlags, describePolicy } = await import('../../src/callbacks/schedule.js')
-    let callbacks
-    try {
-      callbacks = policyFromFlags({
-        ...(flags['callback-retries'] !== undefined ? { retries: flags['callback-retries'] } : {}),
-        ...(flags['callback-timeout'] !== undefined ? { timeout: flags['callback-timeout'] } : {}),
-        ...(flags['callback-schedule'] !== undefined ? { schedule: flags['callback-schedule'] } : {}),
-        ...(flags['callback-concurrency'] !== undefined ? { concurrency: flags['callback-concurrency'] } : {}),
-      })
-    } catch (error) {
-      throw usage((error as Error).message)
-    }
-    const { allowedHostsFlag, parseAllowedHosts } = await import('../../src/domain/request-guard.js')
-    const parsed = parseAllowedHosts(flags['allowed-hosts']?.split(',') ?? [])
-    if ('error' in parsed) throw usage(parsed.error)
-    const allowedHosts = parsed.hosts
-    const allowedFlag = allowedHostsFlag(allowedHosts)
+    const { defaultMerchantKey, installLastResort, readImportFlag, serveOptions, startFailure, stopAndExport, warnExposure } = await import(
+      '../../src/cli/serve.js'
+    )
+    const { callbacks, allowedHosts, allowedFlag } = await serveOptions(flags)
+    const { describePolicy } = await import('../../src/callbacks/schedule.js')
+    const seed = flags.import !== undefined ? await readImportFlag(flags.import) : undefined
     if (flags.detach) {
       const { startDetached } = await import('../../src/cli/detach.js')
+      const { resolve } = await import('node:path')
       return startDetached({
         root: this.config.root,
         port,
@@ -105,12 +100,13 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
           '--callback-concurrency',
           String(callbacks.concurrency),
           ...(allowedFlag !== undefined ? ['--allowed-hosts', allowedFlag] : []),
+          ...(flags.import !== undefined ? ['--import', resolve(flags.import)] : []),
+          ...(flags['export-on-exit'] !== undefined ? ['--export-on-exit', resolve(flags['export-on-exit'])] : []),
         ],
         say: (line) => this.log(line),
       })
     }
-    const { startServer, ListenError } = await import('../../src/server/start.js')
-    const { DataFileError } = await import('../../src/store/errors.js')
+    const { startServer } = await import('../../src/server/start.js')
     // With --json, stdout carries only the start record; request lines go to stderr. Lines carry request
     // paths, callback URLs and receivers' errors: credentials are masked and control characters written out.
     const out = (text: string) => (this.jsonEnabled() ? process.stderr : process.stdout).write(`${forTerminal(text)}\n`)
@@ -125,6 +121,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         dataFile: flags.data,
         callbacks,
         allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
+        ...(seed !== undefined ? { seed } : {}),
         ...(flags.quiet ? {} : { log: out }),
         onShutdownRequest: () => requestStop('shutdown requested'),
         warn: (line) => process.stderr.write(`${chalk.yellow(forTerminal(line))}\n`),
@@ -132,8 +129,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
           process.stderr.write(`${chalk.red('internal error:')} ${forTerminal((error as Error).stack ?? String(error), { multiline: true })}\n`),
       })
     } catch (error) {
-      if (error instanceof DataFileError || error instanceof ListenError) this.fail(error.message, ExitCode.startFailed)
-      throw error
+      return startFailure(error)
     }
     const sandbox = running
     // Handlers go in before the banner: whoever reads "Ctrl-C to stop" may signal at once.
@@ -146,38 +142,18 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
           process.exit(ExitCode.error)
         }
         process.stderr.write(`${signal}: finishing requests and saving ${forTerminal(sandbox.info.dataFile)}…\n`)
-        sandbox
-          .stop()
-          .then(() => {
-            process.stderr.write('Stopped.\n')
-            resolve()
-          })
-          .catch((error: Error) => {
-            process.stderr.write(`Could not save on stop: ${forTerminal(error.message)}\n`)
-            process.exitCode = ExitCode.error
-            resolve()
-          })
+        void stopAndExport(sandbox, flags['export-on-exit']).then((ok) => {
+          if (ok) process.stderr.write(`Stopped.${flags['export-on-exit'] !== undefined ? ` Exported the state to ${forTerminal(flags['export-on-exit'])}.` : ''}\n`)
+          else process.exitCode = ExitCode.error
+          resolve()
+        })
       }
       process.on('SIGINT', onSignal)
       process.on('SIGTERM', onSignal)
       requestStop = onSignal
     })
-    const merchants = running.service.listMerchants()
-    const merchantKey = (merchants.find((m) => m.key === 'sandbox' && m.enabled) ?? merchants.find((m) => m.enabled))?.key
-    if (!isLoopback(host)) {
-      process.stderr.write(
-        chalk.bold.red(
-          `WARNING: listening on ${forTerminal(host)}, reachable from other machines. The sandbox has no authentication on its control API; use it only on networks you trust.\n`,
-        ),
-      )
-    }
-    if (allowedHosts === 'all') {
-      process.stderr.write(
-        chalk.bold.red(
-          'WARNING: --allowed-hosts all: the sandbox answers any Host name, so any web page you visit can read its API keys and payments through DNS rebinding. Name the hosts instead, e.g. --allowed-hosts sandbox.\n',
-        ),
-      )
-    }
+    const merchantKey = defaultMerchantKey(running)
+    warnExposure(host, allowedHosts)
     const { report } = running
     if (report.tornBytes > 0) {
       process.stderr.write(chalk.yellow(`Recovered: dropped a torn final journal record (${report.tornBytes} bytes, never acknowledged).\n`))
@@ -203,29 +179,4 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     // Already printed at start; returning nothing keeps --json output to that one record.
     return undefined as unknown as StartResult
   }
-}
-
-/**
- * Last resort for a bug that escapes every handler. A rejected promise that nobody awaited is reported and serving
- * goes on: the store commits each change whole, so its state stays whole. An exception that nothing caught may
- * have cut any code short midway (a socket or timer handler whose promise now never settles), so nobody can vouch
- * for what is in memory: it is reported and the process exits 1 at once, without rewriting the data file from that
- * memory. The journal holds every acknowledged change and the next start replays it.
- */
-function installLastResort(): void {
-  const stack = (error: unknown) => (error instanceof Error ? (error.stack ?? error.message) : String(error))
-  process.on('unhandledRejection', (reason) => {
-    process.stderr.write(`${chalk.red('internal error (a promise rejected unhandled; still serving):')} ${stack(reason)}\n`)
-  })
-  process.on('uncaughtException', (error) => {
-    process.stderr.write(
-      `${chalk.red('internal error (an uncaught exception; stopping at once):')} ${stack(error)}\n` +
-        'The data file was not rewritten; every acknowledged change is in its journal and comes back at the next start.\n',
-    )
-    process.exit(ExitCode.error)
-  })
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.')
 }

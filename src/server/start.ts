@@ -8,6 +8,8 @@ import { SandboxService } from '../service/sandbox.js'
 import { DataFileError } from '../store/errors.js'
 import type { StoreFs } from '../store/fs.js'
 import { type OpenReport, Store } from '../store/store.js'
+import type { ExportImage } from '../domain/transfer.js'
+import { importSandbox } from '../service/transfer.js'
 import { version } from '../version.js'
 import { buildApp, DEFAULT_TIMEOUTS, type RequestTimeouts } from './app.js'
 import { nonDecreasing } from '../clock/clock.js'
@@ -55,6 +57,11 @@ export interface StartOptions {
   timeouts?: Partial<RequestTimeouts>
   /** The Bot API emulator's webhook retry waits and timeout. */
   telegram?: Omit<TelegramOptions, 'now'>
+  /**
+   * A checked export file (ExportReader's image) that replaces the data file's state before the server listens,
+   * as an import would: whole, or not at all (then the start fails and the data file is as it was).
+   */
+  seed?: ExportImage
 }
 
 export interface RunningSandbox {
@@ -96,6 +103,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
   })
   const service = new SandboxService(store, now)
+  if (options.seed) {
+    try {
+      await importSandbox(service, options.seed)
+    } catch (error) {
+      await store.close().catch(() => {})
+      throw new DataFileError(`cannot load the import into ${dataFile}: ${(error as Error).message}`)
+    }
+  }
   const callbacks = new CallbackDispatcher({
     store,
     policy,
