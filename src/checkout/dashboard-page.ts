@@ -21,7 +21,7 @@ export function dashboardPage(input: DashboardInput): string {
   const { filter } = input
   const names = new Map(input.merchants.map((m) => [m.key, m.name]))
   const body = html`<h1>Merchant dashboard</h1>
-<p class="muted">Payments in this sandbox, newest first. This page does not update by itself; reload it to see changes. Testing a Telegram bot? <a href="/chat">Chat with it as a customer</a>.</p>
+<p class="muted">Payments in this sandbox, newest first. This page does not update by itself; reload it to see changes. Testing a Telegram bot? <a href="/chat">Chat with it as a customer</a>. The sandbox's HTTP API: <a href="/docs">API reference</a>.</p>
 <form class="card filters" method="get" action="/dashboard" aria-label="Filter payments">
 <label>Merchant<select name="merchant">
 <option value="">All merchants</option>

@@ -324,3 +324,37 @@ export function show(value: unknown): string {
   const text = JSON.stringify(value)
   return text.length > 60 ? `${text.slice(0, 57)}…` : text
 }
+
+/** Names of the records as API documents call them. */
+const DOCUMENTED_NAMES = {
+  merchant: 'Merchant',
+  statusChange: 'StatusChange',
+  payment: 'Payment',
+  notification: 'Notification',
+  attempt: 'Attempt',
+  delivery: 'Delivery',
+} as const satisfies Record<keyof typeof exportFileSchema.$defs, string>
+
+/**
+ * The records of the file as shared schemas for an API document: each with an `$id` (its name), references to
+ * the others as `Name#`, and each format of ours stated in words as a description (a reader of the document
+ * does not know our format names). The file itself is `ExportFile`.
+ */
+export function documentedSchemas(): Array<Record<string, unknown> & { $id: string }> {
+  const rewrite = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(rewrite)
+    if (typeof node !== 'object' || node === null) return node
+    const out: Record<string, unknown> = {}
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') out.$ref = `${DOCUMENTED_NAMES[value.slice('#/$defs/'.length) as keyof typeof DOCUMENTED_NAMES]}#`
+      else if (key === 'format' && typeof value === 'string' && value in formats) out.description = formats[value as FormatName].says
+      else if (key !== '$defs' && key !== '$id') out[key] = rewrite(value)
+    }
+    return out
+  }
+  const records = Object.entries(DOCUMENTED_NAMES).map(([def, name]) => ({
+    $id: name,
+    ...(rewrite(exportFileSchema.$defs[def as keyof typeof DOCUMENTED_NAMES]) as Record<string, unknown>),
+  }))
+  return [...records, { $id: 'ExportFile', ...(rewrite(exportFileSchema) as Record<string, unknown>) }]
+}

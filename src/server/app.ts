@@ -4,6 +4,7 @@ import type { SandboxService } from '../service/sandbox.js'
 import { installJsonBody } from './body.js'
 import { frameworkError, installErrorHandling } from './errors.js'
 import { installGuard } from './guard.js'
+import { installOpenapi } from '../openapi/install.js'
 import type { SandboxInfo } from './info.js'
 import { apiRoutes } from './routes/api.js'
 import { checkoutRoutes } from './routes/checkout.js'
@@ -68,9 +69,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   // JSON only: without this, text/plain bodies would be parsed as strings.
   app.removeContentTypeParser('text/plain')
+  // Response schemas document the API; they never reshape an answer (drop a field, coerce an amount).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data))
   installErrorHandling(app, options.logError ?? (() => {}))
   installGuard(app, options.allowedHosts ?? [])
   installJsonBody(app)
+  await installOpenapi(app, options.info().version)
 
   const log = options.log
   if (log) {

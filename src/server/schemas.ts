@@ -1,28 +1,86 @@
 /** JSON schemas of the routes. Spec bodies are only required to be objects: the spec's own rules answer the rest. */
 
 import { REPLAY_URL_MAX } from '../domain/callback.js'
+import { failures, RequestError, type RequestErrorKind, SpecMessage, SpecResult } from '../domain/outcomes.js'
+import { MAX_AMOUNT } from '../domain/payment.js'
+import { LIMITS } from '../domain/validate.js'
 
 export const anyObject = { type: 'object' } as const
 
-export const specCreateResponse = {
+const specFailure = {
   type: 'object',
+  description: 'a failure: its code and the spec\'s message',
   properties: {
-    result: { type: 'integer' },
-    trackId: { type: 'string' },
-    message: { type: 'string' },
+    result: { type: 'integer', enum: Object.values(failures).map((f) => f.result) },
+    message: { type: 'string', enum: Object.values(failures).map((f) => f.message) },
   },
-  required: ['result'],
+  required: ['result', 'message'],
+} as const
+
+/** Amounts are answered as the double they parsed to, in its shortest round-trip form: exactly as sent. */
+const exactAmount = (description: string) => ({ type: 'number', description: `${description}, exactly as sent` }) as const
+
+export const specCreateResponse = {
+  description: 'every outcome the spec defines is HTTP 200; `result` says which',
+  oneOf: [
+    {
+      type: 'object',
+      description: 'created',
+      properties: { result: { type: 'integer', const: SpecResult.success }, trackId: { type: 'string', description: 'the payment; the customer pays at /pay/<trackId>' }, message: { type: 'string', const: SpecMessage.success } },
+      required: ['result', 'trackId', 'message'],
+    },
+    specFailure,
+  ],
 } as const
 
 export const specVerifyResponse = {
+  description: 'every outcome the spec defines is HTTP 200; `result` says which',
+  oneOf: [
+    {
+      type: 'object',
+      description: 'paid',
+      properties: { result: { type: 'integer', const: SpecResult.success }, amount: exactAmount('the amount paid'), refNumber: { type: 'string', description: '12 digits, the same on every verify' } },
+      required: ['result', 'amount', 'refNumber'],
+    },
+    {
+      type: 'object',
+      description: 'not completed (202) or paid but not finalized (203, the amount paid)',
+      properties: { result: { type: 'integer', enum: [SpecResult.notCompleted, SpecResult.invalidTrackIdOrNotFinal] }, amount: exactAmount('the order amount (202) or the amount paid (203)') },
+      required: ['result', 'amount'],
+    },
+    {
+      type: 'object',
+      description: 'unknown trackId, another merchant\'s, or an unknown or disabled key',
+      properties: {
+        result: { type: 'integer', enum: [SpecResult.invalidTrackIdOrNotFinal, failures.invalidApiKey.result, failures.merchantDisabled.result] },
+        message: { type: 'string', enum: [SpecMessage.invalidTrackId, failures.invalidApiKey.message, failures.merchantDisabled.message] },
+      },
+      required: ['result', 'message'],
+    },
+  ],
+} as const
+
+/** The create body as the document states it; the route takes any object, so the spec's own codes answer the rest. */
+export const specCreateBody = {
   type: 'object',
   properties: {
-    result: { type: 'integer' },
-    amount: { type: 'number' },
-    refNumber: { type: 'string' },
-    message: { type: 'string' },
+    merchant: { type: 'string', description: 'the merchant\'s API key' },
+    amount: { type: 'number', exclusiveMinimum: 0, maximum: MAX_AMOUNT, description: 'the order amount (USD in the sandbox), any number of decimals' },
+    callbackUrl: { type: 'string', maxLength: LIMITS.callbackUrl, description: 'absolute http or https URL that gets the payment notification' },
+    returnUrl: { type: ['string', 'null'], maxLength: LIMITS.returnUrl, description: 'absolute http or https URL the customer is sent to after paying' },
+    description: { type: ['string', 'null'], maxLength: LIMITS.description, description: 'shown on the checkout page and the dashboard' },
+    mobile: { type: ['string', 'null'], maxLength: LIMITS.mobile, description: 'the customer\'s mobile number' },
   },
-  required: ['result'],
+  required: ['merchant', 'amount', 'callbackUrl'],
+} as const
+
+export const specVerifyBody = {
+  type: 'object',
+  properties: {
+    merchant: { type: 'string', description: 'the merchant\'s API key' },
+    trackId: { type: 'string', description: 'from create' },
+  },
+  required: ['merchant', 'trackId'],
 } as const
 
 export const trackIdParams = {
@@ -95,3 +153,126 @@ export const replayBody = {
   properties: { to: { type: 'string', minLength: 1, maxLength: REPLAY_URL_MAX } },
   additionalProperties: false,
 } as const
+
+// ── Responses. They document; they never reshape an answer (app.ts serializes every body with JSON.stringify). ──
+
+/** A record of the export file's schema (src/domain/export-schema.ts), shared under its name. */
+export const record = (name: 'Merchant' | 'Payment' | 'Delivery' | 'ExportFile') => ({ $ref: `${name}#` }) as const
+
+/** `{name: <record>}` */
+export const one = (field: string, name: 'Merchant' | 'Payment' | 'Delivery') =>
+  ({ type: 'object', properties: { [field]: record(name) }, required: [field] }) as const
+
+/** `{name: [<record>…]}` */
+export const many = (field: string, name: 'Merchant' | 'Payment' | 'Delivery') =>
+  ({ type: 'object', properties: { [field]: { type: 'array', items: record(name) } }, required: [field] }) as const
+
+/** Body-less POSTs send `{}` (src/server/guard.ts reads an empty JSON body as {}). */
+export const emptyBody = { type: 'object', additionalProperties: false, description: 'send `{}` (or nothing, with `Content-Type: application/json`)' } as const
+
+export const healthResponse = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean', const: true },
+    name: { type: 'string', const: 'pay-sandbox' },
+    version: { type: 'string' },
+    url: { type: 'string' },
+    dataFile: { type: 'string' },
+    pid: { type: 'integer' },
+    startedAt: { type: 'string' },
+    counts: {
+      type: 'object',
+      properties: { merchants: { type: 'integer' }, payments: { type: 'integer' }, deliveries: { type: 'integer' } },
+      required: ['merchants', 'payments', 'deliveries'],
+      additionalProperties: true,
+    },
+  },
+  required: ['ok', 'name', 'version', 'url', 'dataFile', 'pid', 'startedAt', 'counts'],
+  additionalProperties: true,
+} as const
+
+const counts = { type: 'object', properties: { merchants: { type: 'integer' }, payments: { type: 'integer' }, deliveries: { type: 'integer' } } } as const
+
+export const resetResponse = {
+  type: 'object',
+  properties: { cleared: counts, kept: { type: 'object', properties: { merchants: { type: 'integer' } } } },
+  required: ['cleared', 'kept'],
+} as const
+
+export const importResponse = { type: 'object', properties: { loaded: counts, replaced: counts }, required: ['loaded', 'replaced'] } as const
+
+export const shutdownResponse = {
+  type: 'object',
+  properties: { ok: { type: 'boolean' }, stopping: { type: 'boolean' }, pid: { type: 'integer' }, url: { type: 'string' } },
+  required: ['ok', 'stopping', 'pid', 'url'],
+} as const
+
+const requestErrorBody = {
+  type: 'object',
+  properties: {
+    statusCode: { type: 'integer', description: 'the HTTP status' },
+    error: { type: 'string', description: 'a stable code, such as not_found' },
+    message: { type: 'string', description: 'what is wrong, in words' },
+  },
+  required: ['statusCode', 'error', 'message'],
+} as const
+
+/** Under /api/v1 every body carries an integer `result`; a request error's is its HTTP status. */
+const specErrorBody = {
+  ...requestErrorBody,
+  properties: { result: { type: 'integer', description: 'the HTTP status, 400–599: never one of the spec\'s codes' }, ...requestErrorBody.properties },
+  required: ['result', ...requestErrorBody.required],
+} as const
+
+/** The error shapes, shared under their names. */
+export const errorSchemas = [
+  { $id: 'RequestError', description: 'a request the spec has no code for, refused', ...requestErrorBody },
+  { $id: 'SpecRequestError', description: 'a request error under /api/v1: the same with `result`, the HTTP status', ...specErrorBody },
+]
+
+type Schema = Record<string, unknown>
+type Method = 'GET' | 'POST'
+
+/** Refusals every route can give, by method: the guard's, the body parser's, and a bug's. */
+const COMMON: Record<Method, readonly RequestErrorKind[]> = {
+  GET: ['hostNotAllowed', 'originNotAllowed', 'internalError'],
+  POST: ['invalidJson', 'hostNotAllowed', 'originNotAllowed', 'crossSiteRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internalError'],
+}
+
+/** The guard's refusals, which a page route answers with a page. */
+export const GUARD_REFUSALS: readonly RequestErrorKind[] = ['hostNotAllowed', 'originNotAllowed']
+
+/**
+ * The responses of a route: its successes, and the request errors it can answer (the common ones of its method
+ * and `kinds`), one entry per HTTP status naming each `error` code. `spec`: the /api/v1 shape, with `result`.
+ * `html`: kinds a page route answers with an HTML page rather than JSON.
+ */
+export function replies(
+  method: Method,
+  success: Record<number, Schema>,
+  kinds: readonly RequestErrorKind[] = [],
+  options: { spec?: boolean; html?: readonly RequestErrorKind[] } = {},
+): Record<number, Schema> {
+  const byStatus = new Map<number, { codes: string[]; page: boolean }>()
+  for (const kind of [...COMMON[method], ...kinds]) {
+    const { statusCode, error } = RequestError[kind]
+    const entry = byStatus.get(statusCode) ?? { codes: [], page: false }
+    if (!entry.codes.includes(error)) entry.codes.push(error)
+    if (options.html?.includes(kind)) entry.page = true
+    byStatus.set(statusCode, entry)
+  }
+  const errors = [...byStatus].sort(([a], [b]) => a - b).map(([status, { codes, page }]) => {
+    const said = codes.map((c) => `\`${c}\``).join(', ')
+    return [status, page ? media(`${said}: a page saying why`, 'text/html') : { description: said, $ref: options.spec ? 'SpecRequestError#' : 'RequestError#' }]
+  })
+  return { ...success, ...Object.fromEntries(errors) }
+}
+
+/** A JSON success answer with its description. */
+export const json = (description: string, schema: Schema): Schema => ({ description, ...schema })
+
+/** An answer that is not JSON: a page, an event stream, a picture. */
+export const media = (description: string, type: string): Schema => ({ description, content: { [type]: { schema: { type: 'string' } } } })
+
+/** For GET routes that take no query: documents that, and drops what is sent. */
+export const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const

@@ -105,12 +105,15 @@ export function botApiRoutes(service: TelegramService) {
         .send(Buffer.from(found.data, 'base64'))
     }
 
-    app.route({ method: ['GET', 'POST'], url: `${BOT_API_PREFIX}/*`, bodyLimit: FORM_BODY_LIMIT, handler: handle })
-    app.route({ method: ['GET', 'POST'], url: BOT_API_PREFIX, handler: async (_r, reply) => send(reply, notFound().toAnswer()) })
+    // Telegram's own API, documented by Telegram: left out of the sandbox's OpenAPI document.
+    const config = { undocumented: "Telegram's Bot API, documented by Telegram" }
+    app.route({ method: ['GET', 'POST'], url: `${BOT_API_PREFIX}/*`, bodyLimit: FORM_BODY_LIMIT, config, handler: handle })
+    app.route({ method: ['GET', 'POST'], url: BOT_API_PREFIX, config, handler: async (_r, reply) => send(reply, notFound().toAnswer()) })
     // telegraf resolves `./bot<token>/<method>` against its apiRoot, which drops `/telegram` unless it ends in a slash.
     app.route({
       method: ['GET', 'POST'],
       url: '/bot*',
+      config,
       handler: async (_r, reply) =>
         send(reply, new BotApiError(404, `Not Found: the Bot API is served under ${BOT_API_PREFIX}/; an apiRoot must end in /telegram (grammY) or /telegram/ (telegraf)`).toAnswer()),
     })

@@ -7,6 +7,7 @@ import { DEFAULT_CHAT_ID } from './messages.js'
 import type { BotRecord, MessageRecord } from './records.js'
 import type { TelegramService } from './service.js'
 import type { ChatBot, ChatMessage } from './views.js'
+import { GUARD_REFUSALS, json, media, noQuery, replies } from '../server/schemas.js'
 
 const chatRef = {
   bot: { type: 'string', minLength: 1, maxLength: 200 },
@@ -58,6 +59,58 @@ const fileParams = { type: 'object', properties: { fileId: { type: 'string', min
 
 const HEARTBEAT_MS = 15_000
 
+const tags = ['Chat']
+
+const botSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    username: { type: 'string' },
+    firstName: { type: 'string' },
+    token: { type: 'string' },
+    mode: { type: 'string', enum: ['polling', 'webhook'] },
+    webhook: { type: 'object', properties: { url: { type: 'string' }, maxConnections: { type: 'integer' }, secretToken: { type: 'boolean' } } },
+    pendingUpdates: { type: 'integer', description: 'updates the bot has not received yet' },
+    commands: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'as setMyCommands gave them' },
+    chats: { type: 'array', items: { type: 'integer' }, description: 'the simulated customers that wrote to it' },
+    createdAt: { type: 'string' },
+  },
+  required: ['id', 'username', 'firstName', 'token', 'mode', 'pendingUpdates', 'commands', 'chats', 'createdAt'],
+} as const
+
+/** A message of a chat; its text, entities, photo and buttons as the Bot API gave them. */
+const messageSchema = {
+  type: 'object',
+  properties: {
+    messageId: { type: 'integer' },
+    from: { type: 'string', enum: ['bot', 'user'] },
+    date: { type: 'integer', description: 'Unix seconds' },
+    text: { type: 'string' },
+    caption: { type: 'string' },
+    editDate: { type: 'integer' },
+    deleted: { type: 'boolean', const: true },
+  },
+  required: ['messageId', 'from', 'date'],
+  additionalProperties: true,
+} as const
+
+const botRef = { type: 'object', properties: { id: { type: 'integer' }, username: { type: 'string' } }, required: ['id', 'username'] } as const
+
+const pressAnswer = {
+  oneOf: [
+    {
+      type: 'object',
+      description: 'a callback button: the query sent to the bot, and its answer if it came in time',
+      properties: { kind: { const: 'callback' }, callbackQueryId: { type: 'string' }, data: { type: 'string' }, answer: { type: 'object', additionalProperties: true } },
+      required: ['kind', 'callbackQueryId', 'data'],
+    },
+    { type: 'object', description: 'a URL button', properties: { kind: { const: 'url' }, url: { type: 'string' } }, required: ['kind', 'url'] },
+    { type: 'object', description: 'a reply-keyboard button: its text, sent as the customer', properties: { kind: { const: 'text' }, message: messageSchema }, required: ['kind', 'message'] },
+  ],
+} as const
+
+const CHAT_LOOKUP = ['invalidBody', 'invalidField', 'notFound'] as const
+
 /** A bot as the control API shows it. */
 export function botView(bot: BotRecord, service: TelegramService): ChatBot {
   return {
@@ -100,17 +153,41 @@ export function chatRoutes(service: TelegramService) {
       throw new SandboxError('invalidField', `several bots; name one with bot (${bots.map((b) => `@${b.username}`).join(', ')})`)
     }
 
-    app.get('/_sandbox/chat/bots', async () => ({ bots: service.listBots().map((b) => botView(b, service)) }))
+    const botsSchema = {
+      tags,
+      summary: 'Bots known to the emulator',
+      querystring: noQuery,
+      response: replies('GET', { 200: json('every bot', { type: 'object', properties: { bots: { type: 'array', items: botSchema } }, required: ['bots'] }) }),
+    }
+    app.get('/_sandbox/chat/bots', { schema: botsSchema }, async () => ({ bots: service.listBots().map((b) => botView(b, service)) }))
 
     app.post<{ Body: { token: string; username?: string; firstName?: string } }>(
       '/_sandbox/chat/bots',
-      { schema: { body: botsBody } },
+      {
+        schema: {
+          tags,
+          summary: 'Register a bot\'s token with a username',
+          body: botsBody,
+          response: replies('POST', { 201: json('registered', { type: 'object', properties: { bot: botSchema }, required: ['bot'] }) }, ['invalidBody', 'invalidField', 'conflict', 'storageUnavailable']),
+        },
+      },
       async (request, reply) => reply.code(201).send({ bot: botView(await service.registerBot(request.body), service) }),
     )
 
     app.get<{ Querystring: { bot?: string; chat?: number; after?: number; limit?: number } }>(
       '/_sandbox/chat/messages',
-      { schema: { querystring: messagesQuery } },
+      {
+        schema: {
+          tags,
+          summary: 'A chat\'s messages, oldest first',
+          querystring: messagesQuery,
+          response: replies(
+            'GET',
+            { 200: json('the messages', { type: 'object', properties: { bot: botRef, chat: { type: 'integer' }, messages: { type: 'array', items: messageSchema } }, required: ['bot', 'chat', 'messages'] }) },
+            CHAT_LOOKUP,
+          ),
+        },
+      },
       async (request) => {
         const bot = pickBot(request.query.bot)
         const chatId = request.query.chat ?? DEFAULT_CHAT_ID
@@ -123,7 +200,18 @@ export function chatRoutes(service: TelegramService) {
 
     app.post<{ Body: { bot?: string; chat?: number; text: string; firstName?: string } }>(
       '/_sandbox/chat/send',
-      { schema: { body: sendBody } },
+      {
+        schema: {
+          tags,
+          summary: 'Write to the bot as the customer',
+          body: sendBody,
+          response: replies(
+            'POST',
+            { 201: json('the message sent', { type: 'object', properties: { bot: botRef, chat: { type: 'integer' }, message: messageSchema }, required: ['bot', 'chat', 'message'] }) },
+            [...CHAT_LOOKUP, 'storageUnavailable'],
+          ),
+        },
+      },
       async (request, reply) => {
         const bot = pickBot(request.body.bot)
         const message = await service.sendAsUser({
@@ -138,7 +226,14 @@ export function chatRoutes(service: TelegramService) {
 
     app.post<{ Body: { bot?: string; chat?: number; button: string; messageId?: number; wait?: number } }>(
       '/_sandbox/chat/press',
-      { schema: { body: pressBody } },
+      {
+        schema: {
+          tags,
+          summary: 'Press a button of a bot\'s message as the customer',
+          body: pressBody,
+          response: replies('POST', { 200: json('what the press did', pressAnswer) }, [...CHAT_LOOKUP, 'storageUnavailable']),
+        },
+      },
       async (request) => {
         const { chat, button, messageId, wait } = request.body
         const result = await service.press({
@@ -154,7 +249,14 @@ export function chatRoutes(service: TelegramService) {
 
     app.get<{ Querystring: { bot?: string; chat?: number } }>(
       '/_sandbox/chat/events',
-      { schema: { querystring: { type: 'object', properties: chatRef } } },
+      {
+        schema: {
+          tags,
+          summary: 'Server-sent events of the chat page: `change`, `action`, `answer`',
+          querystring: { type: 'object', properties: chatRef },
+          response: replies('GET', { 200: media('an event stream', 'text/event-stream') }, CHAT_LOOKUP),
+        },
+      },
       async (request, reply) => {
         const bot = pickBot(request.query.bot)
         const chatId = request.query.chat ?? DEFAULT_CHAT_ID
@@ -177,7 +279,14 @@ export function chatRoutes(service: TelegramService) {
       },
     )
 
-    app.get<{ Params: { fileId: string } }>('/_sandbox/chat/files/:fileId', { schema: { params: fileParams } }, async (request, reply) => {
+    const fileSchema = {
+      tags,
+      summary: 'A photo a bot sent',
+      params: fileParams,
+      querystring: noQuery,
+      response: replies('GET', { 200: media('its bytes, with its own type', 'application/octet-stream') }, ['invalidBody', 'notFound']),
+    }
+    app.get<{ Params: { fileId: string } }>('/_sandbox/chat/files/:fileId', { schema: fileSchema }, async (request, reply) => {
       const file = service.file(request.params.fileId)
       if (!file) throw new SandboxError('notFound', `no file ${request.params.fileId} (files are let go, oldest first, beyond 64 MB)`)
       return reply
@@ -190,7 +299,10 @@ export function chatRoutes(service: TelegramService) {
 
     app.get<{ Querystring: { bot?: string; chat?: string } }>(
       '/chat',
-      { schema: { querystring: pageQuery }, config: { page: true } },
+      {
+        schema: { tags, summary: 'The chat page: play the customer of a bot', querystring: pageQuery, response: replies('GET', { 200: media('the page', 'text/html') }, [], { html: GUARD_REFUSALS }) },
+        config: { page: true },
+      },
       async (request, reply) => {
         const bots = service.listBots()
         let bot: BotRecord | undefined

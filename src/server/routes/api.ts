@@ -1,14 +1,27 @@
 import type { FastifyInstance } from 'fastify'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { SandboxService } from '../../service/sandbox.js'
-import { anyObject, specCreateResponse, specVerifyResponse } from '../schemas.js'
+import { createRulesText, verifyRulesText } from '../../openapi/rules.js'
+import { anyObject, replies, specCreateBody, specCreateResponse, specVerifyBody, specVerifyResponse } from '../schemas.js'
+
+const SPEC_ERRORS = ['invalidBody', 'invalidField', 'notFound', 'methodNotAllowed', 'storageUnavailable'] as const
 
 /** The spec API. Every outcome the spec defines is HTTP 200 with its `result` code. */
 export function apiRoutes(service: SandboxService) {
   return async function (app: FastifyInstance): Promise<void> {
     app.post<{ Body: Record<string, unknown> }>(
       '/api/v1/request',
-      { schema: { body: anyObject, response: { 200: specCreateResponse } } },
+      {
+        schema: {
+          tags: ['Spec API'],
+          summary: 'Create a payment',
+          description: createRulesText(),
+          body: anyObject,
+          response: replies('POST', { 200: specCreateResponse }, SPEC_ERRORS, { spec: true }),
+        },
+        // Any object is taken: the spec answers a bad field with its own code, never a schema's 400.
+        config: { documentedBody: specCreateBody },
+      },
       async (request) => {
         const body = await service.create(request.body)
         request.outcome = { result: body.result, ...('trackId' in body ? { trackId: body.trackId } : {}) }
@@ -18,7 +31,16 @@ export function apiRoutes(service: SandboxService) {
 
     app.post<{ Body: Record<string, unknown> }>(
       '/api/v1/verify',
-      { schema: { body: anyObject, response: { 200: specVerifyResponse } } },
+      {
+        schema: {
+          tags: ['Spec API'],
+          summary: 'Verify a payment',
+          description: verifyRulesText(),
+          body: anyObject,
+          response: replies('POST', { 200: specVerifyResponse }, SPEC_ERRORS, { spec: true }),
+        },
+        config: { documentedBody: specVerifyBody },
+      },
       async (request) => {
         const body = service.verify(request.body)
         const trackId = request.body.trackId
@@ -33,6 +55,7 @@ export function apiRoutes(service: SandboxService) {
         method: ['GET', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
         url,
         exposeHeadRoute: false,
+        config: { undocumented: 'it refuses every method but POST with 405; the POST operation says so' },
         onRequest: async (request, reply) => {
           reply.header('allow', 'POST')
           throw new SandboxError('methodNotAllowed', `${request.method} ${url}: the spec API takes POST only, with a JSON body`)

@@ -3,14 +3,23 @@ import type { CallbackDispatcher } from '../../callbacks/dispatcher.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { DeliveryState } from '../../domain/types.js'
 import type { Store } from '../../store/store.js'
-import { deliveryListQuery, idParams, refParams, replayBody } from '../schemas.js'
+import { deliveryListQuery, idParams, json, many, noQuery, one, refParams, replayBody, replies } from '../schemas.js'
+
+const tags = ['Control API']
 
 /** Callback deliveries under /_sandbox/deliveries: the log, one delivery, replay. */
 export function callbackRoutes(store: Store, dispatcher: CallbackDispatcher) {
   return async function (app: FastifyInstance): Promise<void> {
     app.get<{ Querystring: { trackId?: string; state?: DeliveryState; limit?: number } }>(
       '/_sandbox/deliveries',
-      { schema: { querystring: deliveryListQuery } },
+      {
+        schema: {
+          tags,
+          summary: 'Callback deliveries, oldest first, with every attempt',
+          querystring: deliveryListQuery,
+          response: replies('GET', { 200: json('the deliveries', many('deliveries', 'Delivery')) }, ['invalidBody']),
+        },
+      },
       async (request) => {
         const { trackId, state, limit } = request.query
         let deliveries = store.listDeliveries(trackId !== undefined ? { trackId } : {})
@@ -20,7 +29,14 @@ export function callbackRoutes(store: Store, dispatcher: CallbackDispatcher) {
       },
     )
 
-    app.get<{ Params: { id: string } }>('/_sandbox/deliveries/:id', { schema: { params: idParams } }, async (request) => {
+    const deliverySchema = {
+      tags,
+      summary: 'One delivery: the request sent and every attempt',
+      params: idParams,
+      querystring: noQuery,
+      response: replies('GET', { 200: json('the delivery', one('delivery', 'Delivery')) }, ['invalidBody', 'notFound']),
+    }
+    app.get<{ Params: { id: string } }>('/_sandbox/deliveries/:id', { schema: deliverySchema }, async (request) => {
       const delivery = store.getDelivery(request.params.id)
       if (!delivery) throw new SandboxError('notFound', `no delivery with id ${request.params.id}`)
       return { delivery }
@@ -28,7 +44,15 @@ export function callbackRoutes(store: Store, dispatcher: CallbackDispatcher) {
 
     app.post<{ Params: { ref: string }; Body: { to?: string } }>(
       '/_sandbox/deliveries/:ref/replay',
-      { schema: { params: refParams, body: replayBody } },
+      {
+        schema: {
+          tags,
+          summary: 'Send a delivery\'s body again, once, as a new delivery (ref: a delivery id, or a trackId for its latest)',
+          params: refParams,
+          body: replayBody,
+          response: replies('POST', { 201: json('the replay, with its one attempt', one('delivery', 'Delivery')) }, ['invalidBody', 'notFound', 'storageUnavailable']),
+        },
+      },
       async (request, reply) => {
         const delivery = await dispatcher.replay(request.params.ref, request.body.to)
         request.outcome = { trackId: delivery.trackId }

@@ -9,6 +9,9 @@ import { SandboxError } from '../../domain/outcomes.js'
 import { isFinal, type Outcome } from '../../domain/payment.js'
 import type { Payment, PaymentStatus } from '../../domain/types.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
+import { GUARD_REFUSALS, json, media, noQuery, replies } from '../schemas.js'
+
+const tags = ['Checkout page']
 
 const pageParams = {
   type: 'object',
@@ -119,7 +122,16 @@ export function checkoutRoutes(service: SandboxService) {
 
     app.get<{ Params: { trackId: string }; Querystring: { asset?: string } }>(
       '/pay/:trackId',
-      { schema: { params: pageParams, querystring: pageQuery }, config: { page: true } },
+      {
+        schema: {
+          tags,
+          summary: 'The hosted checkout page',
+          params: pageParams,
+          querystring: pageQuery,
+          response: replies('GET', { 200: media('the page', 'text/html') }, ['invalidBody', 'notFound'], { html: [...GUARD_REFUSALS, 'notFound'] }),
+        },
+        config: { page: true },
+      },
       async (request, reply) => {
         const payment = findPayment(request.params.trackId)
         if (!payment) return reply.code(404).headers(pageHeaders(false)).send(notFoundPage(request.params.trackId))
@@ -135,14 +147,29 @@ export function checkoutRoutes(service: SandboxService) {
 
     app.get<{ Params: { trackId: string } }>(
       '/pay/:trackId/status',
-      { schema: { params: pageParams, response: { 200: statusResponse } } },
+      {
+        schema: {
+          tags,
+          summary: 'The payment as the checkout page shows it',
+          params: pageParams,
+          querystring: noQuery,
+          response: replies('GET', { 200: json('its status', statusResponse) }, ['invalidBody', 'notFound']),
+        },
+      },
       async (request, reply) => {
         const status = checkoutStatus(service.requirePayment(request.params.trackId))
         return reply.header('cache-control', 'no-store').send(status)
       },
     )
 
-    app.get<{ Params: { trackId: string } }>('/pay/:trackId/events', { schema: { params: pageParams } }, async (request, reply) => {
+    const eventsSchema = {
+      tags,
+      summary: 'Server-sent events: `status` with the payment as /status gives it, at once and on every change; ends at a final state',
+      params: pageParams,
+      querystring: noQuery,
+      response: replies('GET', { 200: media('an event stream', 'text/event-stream') }, ['invalidBody', 'notFound']),
+    }
+    app.get<{ Params: { trackId: string } }>('/pay/:trackId/events', { schema: eventsSchema }, async (request, reply) => {
       const payment = service.requirePayment(request.params.trackId)
       reply.hijack()
       const res = reply.raw
@@ -168,7 +195,15 @@ export function checkoutRoutes(service: SandboxService) {
 
     app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string } }>(
       '/pay/:trackId/simulate',
-      { schema: { params: pageParams, body: checkoutSimulateBody, response: { 200: statusResponse } } },
+      {
+        schema: {
+          tags,
+          summary: 'The checkout page\'s "Simulate payment" buttons',
+          params: pageParams,
+          body: checkoutSimulateBody,
+          response: replies('POST', { 200: json('the payment after the move', statusResponse) }, ['invalidBody', 'invalidField', 'notFound', 'invalidTransition', 'storageUnavailable']),
+        },
+      },
       async (request) => {
         request.outcome = { trackId: request.params.trackId }
         const payment = await service.simulate(request.params.trackId, { ...request.body, source: 'checkout' })
@@ -178,7 +213,15 @@ export function checkoutRoutes(service: SandboxService) {
 
     app.get<{ Querystring: { merchant?: string; status?: PaymentStatus | ''; limit: number } }>(
       '/dashboard',
-      { schema: { querystring: dashboardQuery }, config: { page: true } },
+      {
+        schema: {
+          tags: ['Site'],
+          summary: 'The merchant dashboard: recent payments and the merchants',
+          querystring: dashboardQuery,
+          response: replies('GET', { 200: media('the page', 'text/html') }, ['invalidBody'], { html: GUARD_REFUSALS }),
+        },
+        config: { page: true },
+      },
       async (request, reply) => {
         const merchant = request.query.merchant || undefined
         const status = request.query.status || undefined

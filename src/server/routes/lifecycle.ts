@@ -5,10 +5,9 @@ import type { SandboxService } from '../../service/sandbox.js'
 import { exportSandbox, importSandbox, resetSandbox } from '../../service/transfer.js'
 import { readImportBody } from '../import-body.js'
 import type { SandboxInfo } from '../info.js'
-import { anyObject } from '../schemas.js'
+import { anyObject, emptyBody, importResponse, json, noQuery, record, replies, resetResponse, shutdownResponse } from '../schemas.js'
 
-/** Body-less POSTs send `{}` (src/server/guard.ts reads an empty JSON body as {}). */
-const emptyBody = { type: 'object', additionalProperties: false } as const
+const tags = ['Control API']
 
 /** Hands out each piece in its own turn of the event loop: a fast reader would otherwise drain all in one. */
 async function* oneTurnEach<T>(pieces: Iterable<T>): AsyncGenerator<T> {
@@ -25,17 +24,35 @@ async function* oneTurnEach<T>(pieces: Iterable<T>): AsyncGenerator<T> {
 export function lifecycleRoutes(service: SandboxService, info: () => SandboxInfo, onShutdownRequest: () => void) {
   return async function (app: FastifyInstance): Promise<void> {
     let shuttingDown = false
-    app.post('/_sandbox/shutdown', { schema: { body: emptyBody } }, async (_request, reply) => {
+    const shutdownSchema = {
+      tags,
+      summary: 'Stop gracefully, as SIGTERM: finish requests, save the data file, exit',
+      body: emptyBody,
+      response: replies('POST', { 202: json('stopping', shutdownResponse) }, ['invalidBody']),
+    }
+    app.post('/_sandbox/shutdown', { schema: shutdownSchema }, async (_request, reply) => {
       const first = !shuttingDown
       shuttingDown = true
       if (first) reply.raw.once('finish', () => setImmediate(onShutdownRequest))
       return reply.code(202).send({ ok: true, stopping: true, pid: info().pid, url: info().url })
     })
 
-    app.post('/_sandbox/reset', { schema: { body: emptyBody } }, async () => resetSandbox(service))
+    const resetSchema = {
+      tags,
+      summary: 'Delete all payments and deliveries (and the emulator\'s chats); merchants and bots stay',
+      body: emptyBody,
+      response: replies('POST', { 200: json('what was cleared', resetResponse) }, ['invalidBody', 'storageUnavailable']),
+    }
+    app.post('/_sandbox/reset', { schema: resetSchema }, async () => resetSandbox(service))
 
     // Sent as it is written, a few hundred records at a time: a large state never stalls other requests.
-    app.get('/_sandbox/export', async (_request, reply) =>
+    const exportSchema = {
+      tags,
+      summary: 'The whole state as an export file (merchants, payments, deliveries), streamed',
+      querystring: noQuery,
+      response: replies('GET', { 200: json('the export file; URLs keep their passwords and tokens', record('ExportFile')) }),
+    }
+    app.get('/_sandbox/export', { schema: exportSchema }, async (_request, reply) =>
       reply.type('application/json; charset=utf-8').send(Readable.from(oneTurnEach(exportFileChunks(exportSandbox(service, info().version, new Date()))))),
     )
 
@@ -43,7 +60,16 @@ export function lifecycleRoutes(service: SandboxService, info: () => SandboxInfo
     await app.register(async (scope) => {
       scope.removeAllContentTypeParsers()
       scope.addContentTypeParser('application/json', readImportBody)
-      scope.post('/_sandbox/import', { schema: { body: anyObject } }, async (request) => importSandbox(service, request.body as ExportImage))
+      const importSchema = {
+        tags,
+        summary: 'Replace the whole state with an export file, all or nothing; checked record by record first',
+        body: anyObject,
+        response: replies('POST', { 200: json('what was loaded and replaced', importResponse) }, ['invalidBody', 'storageUnavailable']),
+      }
+      // The reader checks the file as it arrives; the document states the file's schema.
+      scope.post('/_sandbox/import', { schema: importSchema, config: { documentedBody: record('ExportFile') } }, async (request) =>
+        importSandbox(service, request.body as ExportImage),
+      )
     })
   }
 }

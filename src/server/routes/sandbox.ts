@@ -5,22 +5,47 @@ import type { SandboxService } from '../../service/sandbox.js'
 import type { SandboxInfo } from '../info.js'
 import {
   createMerchantBody,
+  emptyBody,
+  healthResponse,
+  json,
   keyParams,
+  many,
+  noQuery,
+  one,
   paymentListQuery,
+  record,
+  replies,
   simulateBody,
   trackIdParams,
 } from '../schemas.js'
 
+const tags = ['Control API']
+
 /** The control API the CLI and scripts use, under /_sandbox. Errors are 4xx `{statusCode, error, message}`. */
 export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo) {
   return async function (app: FastifyInstance): Promise<void> {
-    app.get('/_sandbox/health', async () => ({ ok: true, ...info(), counts: service.store.counts() }))
+    app.get(
+      '/_sandbox/health',
+      { schema: { tags, summary: 'Whether the sandbox runs, and what it holds', querystring: noQuery, response: replies('GET', { 200: json('running', healthResponse) }) } },
+      async () => ({ ok: true, ...info(), counts: service.store.counts() }),
+    )
 
-    app.get('/_sandbox/merchants', async () => ({ merchants: service.listMerchants() }))
+    app.get(
+      '/_sandbox/merchants',
+      { schema: { tags, summary: 'Merchants and their keys', querystring: noQuery, response: replies('GET', { 200: json('every merchant', many('merchants', 'Merchant')) }) } },
+      async () => ({ merchants: service.listMerchants() }),
+    )
 
     app.post<{ Body: { key?: string; name?: string } }>(
       '/_sandbox/merchants',
-      { schema: { body: createMerchantBody } },
+      {
+        schema: {
+          tags,
+          summary: 'Create a merchant (a random sandbox_… key unless given)',
+          body: createMerchantBody,
+          response: replies('POST', { 201: json('created', one('merchant', 'Merchant')) }, ['invalidBody', 'invalidField', 'conflict', 'storageUnavailable']),
+        },
+      },
       async (request, reply) => {
         const merchant = await service.createMerchant(request.body)
         return reply.code(201).send({ merchant })
@@ -30,20 +55,47 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo) 
     for (const action of ['enable', 'disable'] as const) {
       app.post<{ Params: { key: string } }>(
         `/_sandbox/merchants/:key/${action}`,
-        { schema: { params: keyParams } },
+        {
+          schema: {
+            tags,
+            summary: action === 'enable' ? 'Enable a merchant' : 'Disable a merchant: create and verify then answer 103 for its key',
+            params: keyParams,
+            body: emptyBody,
+            response: replies('POST', { 200: json('the merchant now', one('merchant', 'Merchant')) }, ['invalidBody', 'notFound', 'storageUnavailable']),
+          },
+        },
         async (request) => ({ merchant: await service.setMerchantEnabled(request.params.key, action === 'enable') }),
       )
     }
 
     app.get<{ Querystring: { status?: PaymentStatus; merchant?: string; limit?: number } }>(
       '/_sandbox/payments',
-      { schema: { querystring: paymentListQuery } },
+      {
+        schema: {
+          tags,
+          summary: 'Payments, oldest first (limit: the newest N)',
+          querystring: paymentListQuery,
+          response: replies('GET', { 200: json('the payments', many('payments', 'Payment')) }, ['invalidBody']),
+        },
+      },
       async (request) => ({ payments: service.listPayments(request.query) }),
     )
 
     app.get<{ Params: { trackId: string } }>(
       '/_sandbox/payments/:trackId',
-      { schema: { params: trackIdParams } },
+      {
+        schema: {
+          tags,
+          summary: 'A payment with its state history and callback deliveries',
+          params: trackIdParams,
+          querystring: noQuery,
+          response: replies(
+            'GET',
+            { 200: json('the payment', { type: 'object', properties: { payment: record('Payment'), deliveries: { type: 'array', items: record('Delivery') } }, required: ['payment', 'deliveries'] }) },
+            ['invalidBody', 'notFound'],
+          ),
+        },
+      },
       async (request) => {
         const payment = service.requirePayment(request.params.trackId)
         return { payment, deliveries: service.deliveriesOf(payment.trackId) }
@@ -52,7 +104,15 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo) 
 
     app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string } }>(
       '/_sandbox/payments/:trackId/simulate',
-      { schema: { params: trackIdParams, body: simulateBody } },
+      {
+        schema: {
+          tags,
+          summary: 'Act as the customer: pay, pay without finalizing, or fail; sends the callback',
+          params: trackIdParams,
+          body: simulateBody,
+          response: replies('POST', { 200: json('the payment after the move', one('payment', 'Payment')) }, ['invalidBody', 'invalidField', 'notFound', 'invalidTransition', 'storageUnavailable']),
+        },
+      },
       async (request) => {
         request.outcome = { trackId: request.params.trackId }
         const payment = await service.simulate(request.params.trackId, { ...request.body, source: 'control' })
