@@ -3,6 +3,7 @@ import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { line, paint } from '../../src/cli/format.js'
+import { usage } from '../../src/cli/usage.js'
 
 export interface ListenResult {
   url: string
@@ -33,7 +34,7 @@ Bodies over 1 MB are answered 413. With --json, stdout has one JSON object per l
     const { flags } = await this.parse(CallbackListen)
     const forwardTo = flags['forward-to']
     if (forwardTo !== undefined && !isHttpUrl(forwardTo)) {
-      this.fail(`--forward-to must be an absolute http or https URL, e.g. http://localhost:3000/callback (got ${JSON.stringify(forwardTo)})`, ExitCode.usage, { code: 'usage' })
+      throw usage(`--forward-to must be an absolute http or https URL, e.g. http://localhost:3000/callback (got ${JSON.stringify(forwardTo)})`)
     }
     const { startListener } = await import('../../src/callbacks/listener.js')
     const { jsonLine, requestLines, requestRecord } = await import('../../src/cli/listen.js')

@@ -9,6 +9,7 @@ const nowhere = 'http://127.0.0.1:9'
 /** A failing invocation of every command; `@url` is a running sandbox, `@port` its port, `@dir` a temporary folder. */
 const failing: Record<string, { args: string[]; exit: number }> = {
   'callback:list': { args: ['--state', 'lost', '--url', '@url'], exit: 2 },
+  'callback:listen': { args: ['--port', '@port'], exit: 7 },
   'chat:bot:add': { args: ['not-a-token', '--url', '@url'], exit: 5 },
   'chat:bots': { args: ['--url', nowhere], exit: 3 },
   'chat:messages': { args: ['--follow', '--until', '(', '--url', '@url'], exit: 2 },
@@ -29,6 +30,7 @@ const failing: Record<string, { args: string[]; exit: number }> = {
   'payment:simulate': { args: ['nope', '--outcome', 'paid', '--url', '@url'], exit: 5 },
   'payment:verify': { args: ['nope', '--url', '@url'], exit: 4 },
   'payment:wait': { args: ['nope', '--status', 'paid', '--url', '@url'], exit: 5 },
+  'sandbox:exec': { args: ['--port', '@port'], exit: 2 },
   'sandbox:export': { args: ['/nonexistent-dir/x.json', '--url', '@url'], exit: 2 },
   'sandbox:import': { args: ['@dir/missing.json', '--yes', '--url', '@url'], exit: 2 },
   'sandbox:reset': { args: ['--url', '@url'], exit: 2 },
