@@ -55,18 +55,20 @@ test('--data is kept after the run, with what the command did; --log has the req
   expect(await readFile(log, 'utf8')).toMatch(/POST \/_sandbox\/merchants 201 [\d.]+ms/)
 })
 
-test('a command that is not found is exit 127 with a clear message; no command at all is exit 2', async () => {
-  const run = await pay(['sandbox', 'exec', '--', 'pay-no-such-command-x'])
-  expect(run.code).toBe(127)
-  expect(run.stderr).toContain('Error: command not found: pay-no-such-command-x')
+test('a command that is not found is exit 127 with a clear message; one that cannot be run, 126; no command at all, exit 2', async () => {
   const dir = await tempDir()
   const script = join(dir, 'not-executable.sh')
   await writeFile(script, '#!/bin/sh\nexit 0\n')
   await chmod(script, 0o644)
-  const denied = await pay(['sandbox', 'exec', '--', script])
+  const [run, denied, none] = await Promise.all([
+    pay(['sandbox', 'exec', '--', 'pay-no-such-command-x']),
+    pay(['sandbox', 'exec', '--', script]),
+    pay(['sandbox', 'exec']),
+  ])
+  expect(run.code).toBe(127)
+  expect(run.stderr).toContain('Error: command not found: pay-no-such-command-x')
   expect(denied.code).toBe(126)
   expect(denied.stderr).toContain('permission denied')
-  const none = await pay(['sandbox', 'exec'])
   expect(none.code).toBe(2)
   expect(none.stderr).toContain('missing the command to run, after --')
 })
@@ -155,7 +157,7 @@ test('start --import replaces the data file\'s state before serving; an invalid 
 
 test('start --export-on-exit writes the state on SIGTERM, SIGINT and pay sandbox stop; a failed write is exit 1', async () => {
   const dir = await tempDir()
-  for (const how of ['SIGTERM', 'SIGINT', 'stop'] as const) {
+  const stopOne = async (how: 'SIGTERM' | 'SIGINT' | 'stop') => {
     const out = join(dir, `${how}.json`)
     const sb = await spawnSandbox(['--data', join(dir, `${how}-data.json`), '--quiet', '--export-on-exit', out])
     await fetch(`${sb.url}/_sandbox/merchants`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"key":"m_${how}"}` })
@@ -166,6 +168,7 @@ test('start --export-on-exit writes the state on SIGTERM, SIGINT and pay sandbox
     expect(exported.format).toBe('pay-sandbox-export')
     expect(exported.merchants.map((m) => m.key)).toContain(`m_${how}`)
   }
+  await Promise.all((['SIGTERM', 'SIGINT', 'stop'] as const).map(stopOne))
   const blocked = join(dir, 'blocked')
   await mkdir(blocked)
   const sb = await spawnSandbox(['--data', join(dir, 'blocked-data.json'), '--quiet', '--export-on-exit', join(blocked, 'no', 'such', 'dir.json')])
