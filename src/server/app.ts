@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { AllowedHosts } from '../domain/request-guard.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { installJsonBody } from './body.js'
+import { closeQuietConnections } from './connections.js'
 import { frameworkError, installErrorHandling } from './errors.js'
 import { installGuard } from './guard.js'
 import { installOpenapi } from '../openapi/install.js'
@@ -75,6 +76,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   installGuard(app, options.allowedHosts ?? [])
   installJsonBody(app)
   await installOpenapi(app, options.info().version)
+  closeQuietConnections(app)
 
   const log = options.log
   if (log) {
