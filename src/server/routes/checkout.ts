@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { ASSET_CODES } from '../../checkout/assets.js'
 import { checkoutPage, notFoundPage } from '../../checkout/checkout-page.js'
@@ -10,6 +9,7 @@ import { isFinal, type Outcome } from '../../domain/payment.js'
 import type { Payment, PaymentStatus } from '../../domain/types.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
 import { GUARD_REFUSALS, json, media, noQuery, replies } from '../schemas.js'
+import { type EventStream, EventStreams } from '../sse.js'
 
 const tags = ['Checkout page']
 
@@ -63,51 +63,41 @@ const dashboardQuery = {
   additionalProperties: false,
 } as const
 
-/** Interval of SSE comment lines, so proxies and browsers keep an idle stream open. */
-const HEARTBEAT_MS = 15_000
-
 /** Open event streams by trackId; told of every change by the service. */
 class StatusStreams implements PaymentListener {
-  private readonly streams = new Map<string, Set<ServerResponse>>()
+  private readonly streams = new Map<string, Set<EventStream>>()
 
-  add(trackId: string, res: ServerResponse): void {
+  add(trackId: string, stream: EventStream): void {
     let set = this.streams.get(trackId)
     if (!set) this.streams.set(trackId, (set = new Set()))
-    set.add(res)
+    set.add(stream)
   }
 
-  remove(trackId: string, res: ServerResponse): void {
+  remove(trackId: string, stream: EventStream): void {
     const set = this.streams.get(trackId)
-    set?.delete(res)
+    set?.delete(stream)
     if (set?.size === 0) this.streams.delete(trackId)
   }
 
   paymentChanged(payment: Payment): void {
-    for (const res of this.streams.get(payment.trackId) ?? []) {
-      send(res, payment)
+    for (const stream of this.streams.get(payment.trackId) ?? []) {
+      sendStatus(stream, payment)
       // A final state never changes again: nothing more will be sent.
-      if (isFinal(payment.status)) res.end()
+      if (isFinal(payment.status)) stream.end()
     }
   }
-
-  /** Ends every stream and its connection: an open stream would hold the server's close for its keep-alive time. */
-  closeAll(): void {
-    for (const set of this.streams.values()) for (const res of set) res.destroy()
-    this.streams.clear()
-  }
 }
 
-function send(res: ServerResponse, payment: Payment): void {
-  res.write(`event: status\ndata: ${JSON.stringify(checkoutStatus(payment))}\n\n`)
-}
+const sendStatus = (stream: EventStream, payment: Payment): boolean => stream.send('status', checkoutStatus(payment))
 
 /** The hosted checkout page, its status endpoint and event stream, its sandbox controls, and the dashboard. */
 export function checkoutRoutes(service: SandboxService) {
   return async function (app: FastifyInstance): Promise<void> {
+    const events = new EventStreams()
     const streams = new StatusStreams()
     const unsubscribe = service.onPaymentChanged(streams)
     // Event streams never go idle, so they must be ended before the server can finish closing.
-    app.addHook('preClose', async () => streams.closeAll())
+    app.addHook('preClose', async () => events.closeAll('shutdown', { stopping: true }))
     app.addHook('onClose', async () => unsubscribe())
 
     const findPayment = (trackId: string): Payment | undefined => {
@@ -171,26 +161,10 @@ export function checkoutRoutes(service: SandboxService) {
     }
     app.get<{ Params: { trackId: string } }>('/pay/:trackId/events', { schema: eventsSchema }, async (request, reply) => {
       const payment = service.requirePayment(request.params.trackId)
-      reply.hijack()
-      const res = reply.raw
-      res.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        'x-accel-buffering': 'no',
-      })
-      res.write('retry: 2000\n\n')
-      send(res, payment)
-      if (isFinal(payment.status)) {
-        res.end()
-        return
-      }
-      streams.add(payment.trackId, res)
-      const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
-      heartbeat.unref()
-      res.on('close', () => {
-        clearInterval(heartbeat)
-        streams.remove(payment.trackId, res)
-      })
+      const stream: EventStream = events.open(reply, () => streams.remove(payment.trackId, stream))
+      sendStatus(stream, payment)
+      if (isFinal(payment.status)) return stream.end()
+      streams.add(payment.trackId, stream)
     })
 
     app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string } }>(
