@@ -24,7 +24,7 @@ export default class PaymentCreate extends ClientCommand {
     amount: Flags.string({ description: 'order amount, greater than 0 (asked for at a terminal if missing)' }),
     'callback-url': Flags.string({ description: 'URL that receives the callback (asked for at a terminal if missing)' }),
     'return-url': Flags.string({ description: 'URL the customer returns to after checkout' }),
-    description: Flags.string({ description: 'order description, shown on checkout and in the dashboard' }),
+    description: Flags.string({ description: 'order description, shown on checkout and in the inspector' }),
     mobile: Flags.string({ description: 'customer mobile number' }),
     merchant: Flags.string({ description: 'merchant API key', env: 'PAY_MERCHANT_KEY', default: 'sandbox' }),
     open: Flags.boolean({ description: 'open the checkout page in the browser' }),

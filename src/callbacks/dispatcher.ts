@@ -67,6 +67,7 @@ export class CallbackDispatcher implements PaymentListener {
   private seq = 0
   private drainSoon = false
   private readonly inflight = new Map<AbortController, Promise<unknown>>()
+  private readonly watchers = new Set<(delivery: Delivery) => void>()
   private stopped = false
 
   constructor(options: DispatcherOptions) {
@@ -93,7 +94,7 @@ export class CallbackDispatcher implements PaymentListener {
       maxRetries: this.policy.retries,
       now: this.now().toISOString(),
     })
-    await this.store.putDelivery(delivery)
+    await this.put(delivery)
     if (!this.stopped) this.schedule(this.track(delivery.id), 0)
   }
 
@@ -123,14 +124,14 @@ export class CallbackDispatcher implements PaymentListener {
     const original = this.findForReplay(ref)
     if (to !== undefined) checkUrl(to)
     const delivery = replayDelivery(original, { id: this.newId(), ...(to !== undefined ? { url: to } : {}), now: this.now().toISOString() })
-    await this.store.putDelivery(delivery)
+    await this.put(delivery)
     if (this.stopped) return delivery
     const sent = await this.send(delivery)
     if (!sent) return delivery
     const next = this.settle(delivery, sent)
     // A failed record answers the request with the store's error; the replay stays pending and goes out again
     // after a restart.
-    await this.store.putDelivery(next)
+    await this.put(next)
     return next
   }
 
@@ -142,6 +143,17 @@ export class CallbackDispatcher implements PaymentListener {
     this.ready.length = 0
     for (const controller of this.inflight.keys()) controller.abort()
     await Promise.allSettled([...this.inflight.values()])
+  }
+
+  /** Calls `watcher` with every delivery once it is durable (made, attempted, replayed); the returned function stops it. */
+  onDeliveryChanged(watcher: (delivery: Delivery) => void): () => void {
+    this.watchers.add(watcher)
+    return () => this.watchers.delete(watcher)
+  }
+
+  private async put(delivery: Delivery): Promise<void> {
+    await this.store.putDelivery(delivery)
+    for (const watcher of this.watchers) watcher(delivery)
   }
 
   private newId(): string {
@@ -287,7 +299,7 @@ export class CallbackDispatcher implements PaymentListener {
   /** Writes the delivery; false (and a warning) when it cannot be recorded. */
   private async record(next: Delivery): Promise<boolean> {
     try {
-      await this.store.putDelivery(next)
+      await this.put(next)
       return true
     } catch (error) {
       const number = attemptsOf(next).length

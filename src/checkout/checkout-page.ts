@@ -48,7 +48,8 @@ ${paySection}
 ${final ? '' : controls(payment)}
 </div>
 <div id="live" class="vh" role="status" aria-live="polite"></div>`
-  return layout({ title: `Pay ${merchantName}`, body, script: true })
+  const inspect = html` <a href="/inspect/payments/${encodeURIComponent(payment.trackId)}">Inspect this payment</a> · <a href="/">Sandbox inspector</a>`
+  return layout({ title: `Pay ${merchantName}`, body, script: true, bannerLinks: inspect })
 }
 
 async function choosePayment(payment: Payment, chosen: SandboxAsset): Promise<SafeHtml> {

@@ -49,6 +49,8 @@ export interface LayoutInput {
   script?: PageScript
   /** CSS of this page only, after the shared stylesheet (send the page with the same in pageHeaders). */
   styles?: string
+  /** Links after the banner's text (the sandbox's own pages). */
+  bannerLinks?: SafeHtml
 }
 
 export function layout(input: LayoutInput): string {
@@ -62,7 +64,7 @@ export function layout(input: LayoutInput): string {
 <style>${raw(STYLES + (input.styles ?? ''))}</style>
 </head>
 <body>
-<div class="banner" role="note"><strong>SANDBOX</strong>Test payments only — no real money moves and every address on this page is fake.</div>
+<div class="banner" role="note"><strong>SANDBOX</strong>Test payments only — no real money moves and every address on this page is fake.${input.bannerLinks ?? ''}</div>
 <main${raw(input.wide ? ' class="wide"' : '')}>
 ${input.body}
 </main>

@@ -11,6 +11,7 @@ body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica
 a{color:#1d4ed8}
 .banner{background:#ffd60a;color:#000;padding:.5rem 1rem;text-align:center;font-size:.9rem;border-bottom:2px solid #000}
 .banner strong{letter-spacing:.08em;margin-right:.35rem}
+.banner a{color:#000;font-weight:600;white-space:nowrap}
 main{max-width:40rem;margin:0 auto;padding:1rem}
 main.wide{max-width:84rem}
 .card{background:#fff;border:1px solid #d0d4db;border-radius:12px;padding:1.25rem;margin:0 0 1rem}

@@ -79,7 +79,7 @@ export async function startDetached(options: DetachOptions): Promise<DetachedSta
       options.say(
         fields([
           ['URL', paint(chalk.cyan, record.url)],
-          ['dashboard', paint(chalk.cyan, `${record.url}/dashboard`)],
+          ['inspector', paint(chalk.cyan, `${record.url}/`)],
           ['pid', record.pid],
           ['data file', record.dataFile],
           ['log', log],

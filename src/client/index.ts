@@ -8,10 +8,34 @@ import type { SandboxInfo } from '../server/info.js'
 import type { ExportFile } from '../domain/transfer.js'
 import type { ImportResult, ResetResult } from '../service/transfer.js'
 import type { ChatBot, ChatMessage, ChatPress } from '../telegram/views.js'
+import { filterQuery, type RequestFilter } from '../inspector/request-filter.js'
+import type { RequestEntry } from '../inspector/request-log.js'
 
 export type { CreateBody, VerifyBody, Delivery, Merchant, Payment, PaymentStatus, Outcome, SandboxInfo }
 export type { ExportFile, ImportResult, ResetResult }
 export type { ChatBot, ChatMessage, ChatPress }
+export type { RequestEntry, RequestFilter }
+
+/** A page of the request log: entries oldest first, and where the log stands. */
+export interface RequestLogPage {
+  requests: RequestEntry[]
+  /** How many requests the sandbox keeps (in memory only). */
+  capacity: number
+  oldestSeq: number
+  latestSeq: number
+}
+
+/** What the request log's event stream says. */
+export type RequestLogEvent =
+  | { type: 'request'; entry: RequestEntry }
+  /** Entries from..to were let go by the log before they could be sent. */
+  | { type: 'gap'; from: number; to: number }
+
+/**
+ * Why following the request log ended: the sandbox said it was stopping, the caller aborted, or the stream
+ * ended without a word (the sandbox dropped a reader that fell behind; following again resumes).
+ */
+export type FollowEnd = 'stopped' | 'aborted' | 'ended'
 
 /** Which bot and chat a chat call speaks in: the bot by token, @username or id (the only bot when omitted). */
 export interface ChatRef {
@@ -24,10 +48,13 @@ export const DEFAULT_URL = 'http://127.0.0.1:8787'
 /** No sandbox answered at the URL. */
 export class SandboxUnreachableError extends Error {
   readonly url: string
-  constructor(url: string, cause: string) {
-    super(`no sandbox at ${url} (${cause}) — start one with \`pay sandbox start\``)
+  /** What failed: `ECONNREFUSED`, `timed out` … */
+  readonly reason: string
+  constructor(url: string, reason: string) {
+    super(`no sandbox at ${url} (${reason}) — start one with \`pay sandbox start\``)
     this.name = 'SandboxUnreachableError'
     this.url = url
+    this.reason = reason
   }
 }
 
@@ -247,6 +274,66 @@ export class SandboxClient {
     return this.call('POST', '/_sandbox/chat/press', input, 15_000)
   }
 
+  // ── the request log ───────────────────────────────────────────────────
+
+  /** Requests the sandbox answered, oldest first (newest last); `limit` keeps the newest N, `after` those after a seq. */
+  listRequests(filter: RequestFilter & { after?: number; limit?: number } = {}): Promise<RequestLogPage> {
+    const query = filterQuery(filter)
+    if (filter.after !== undefined) query.set('after', String(filter.after))
+    if (filter.limit !== undefined) query.set('limit', String(filter.limit))
+    return this.call('GET', `/_sandbox/requests${query.size > 0 ? `?${query}` : ''}`)
+  }
+
+  /**
+   * Follows the request log as requests are answered: first the entries kept after `after`, then each new one.
+   * Resolves with why it ended once it was open; rejects with SandboxUnreachableError when it cannot be opened.
+   */
+  followRequests(filter: RequestFilter & { after?: number }, onEvent: (event: RequestLogEvent) => void, signal?: AbortSignal): Promise<FollowEnd> {
+    const query = filterQuery(filter)
+    if (filter.after !== undefined) query.set('after', String(filter.after))
+    const target = new URL(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, this.base)
+    return new Promise((resolve, reject) => {
+      let stopped = false
+      let open = false
+      const r = httpRequest(target, { method: 'GET', headers: { accept: 'text/event-stream' }, agent: this.agent }, (res) => {
+        if (res.statusCode !== 200) {
+          const chunks: Buffer[] = []
+          res.on('data', (c: Buffer) => chunks.push(c))
+          res.on('end', () => {
+            const body = parseJson(Buffer.concat(chunks).toString('utf8')) as Partial<RequestErrorBody> | undefined
+            if (body && typeof body.error === 'string' && typeof body.message === 'string') {
+              reject(new SandboxApiError({ statusCode: res.statusCode ?? 0, error: body.error, message: body.message }))
+            } else reject(new SandboxUnreachableError(this.url, `HTTP ${res.statusCode} from something that is not a pay sandbox`))
+          })
+          return
+        }
+        open = true
+        res.setEncoding('utf8')
+        let buffer = ''
+        res.on('data', (chunk: string) => {
+          buffer += chunk
+          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+            const event = readEvent(buffer.slice(0, end))
+            buffer = buffer.slice(end + 2)
+            if (event?.name === 'request') onEvent({ type: 'request', entry: event.data as RequestEntry })
+            else if (event?.name === 'gap') onEvent({ type: 'gap', ...(event.data as { from: number; to: number }) })
+            else if (event?.name === 'shutdown') stopped = true
+          }
+        })
+        // However the open stream ends (its end, a reset, an abort), this says why.
+        res.on('error', () => {})
+        res.on('close', () => resolve(signal?.aborted ? 'aborted' : stopped ? 'stopped' : 'ended'))
+      })
+      r.on('error', (e: NodeJS.ErrnoException) => {
+        if (signal?.aborted) resolve('aborted')
+        else if (!open) reject(new SandboxUnreachableError(this.url, e.code ?? e.message))
+      })
+      if (signal?.aborted) return void r.destroy()
+      signal?.addEventListener('abort', () => r.destroy(), { once: true })
+      r.end()
+    })
+  }
+
   // ── lifecycle ─────────────────────────────────────────────────────────
 
   /** Asks the sandbox to stop as on SIGTERM: it answers, finishes in-flight requests, saves and exits. */
@@ -272,4 +359,24 @@ export class SandboxClient {
   close(): void {
     this.agent.destroy()
   }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** One server-sent event block: its name and its data as JSON (undefined for comments and retry lines). */
+function readEvent(block: string): { name: string; data: unknown } | undefined {
+  let name = 'message'
+  const data: string[] = []
+  for (const line of block.split('\n')) {
+    if (line.startsWith('event:')) name = line.slice(6).trim()
+    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
+  }
+  if (data.length === 0) return undefined
+  return { name, data: parseJson(data.join('\n')) }
 }

@@ -40,7 +40,7 @@ export function docsPage(doc: OpenApiDocument): string {
   const schemas = doc.components?.schemas ?? {}
   const body = html`<div class="doc">
 <h1>${doc.info.title} API reference <span class="muted">v${doc.info.version}</span></h1>
-<p class="muted">Made from the routes' own schemas. As a file: <a href="/openapi.json"><code>/openapi.json</code></a> (OpenAPI 3.1), for code generators and API tools. Back to the <a href="/dashboard">dashboard</a>.</p>
+<p class="muted">Made from the routes' own schemas. As a file: <a href="/openapi.json"><code>/openapi.json</code></a> (OpenAPI 3.1), for code generators and API tools. Back to the <a href="/">inspector</a>.</p>
 <nav class="toc card" aria-label="Contents"><ul>
 ${tags.map((t) => html`<li><a href="#tag-${slug(t.name)}">${t.name}</a></li>`)}
 <li><a href="#records">Records</a></li>

@@ -12,7 +12,7 @@ export const TAGS = [
   { name: 'Control API', description: 'Act as the customer, inspect payments and callbacks, manage the sandbox (`/_sandbox`).' },
   { name: 'Chat', description: 'The customer\'s side of the Telegram Bot API emulator (`/_sandbox/chat`, `/chat`). The Bot API itself (`/telegram`) is Telegram\'s and documented by Telegram.' },
   { name: 'Checkout page', description: 'The hosted checkout page and the endpoints its script uses.' },
-  { name: 'Site', description: 'The dashboard, this reference and the icon.' },
+  { name: 'Site', description: 'The inspector\'s pages, this reference and the icon.' },
 ]
 
 /**

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { AllowedHosts } from '../domain/request-guard.js'
+import { consoleLine, describeRequest, type RequestLog } from '../inspector/request-log.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { installJsonBody } from './body.js'
 import { closeQuietConnections } from './connections.js'
@@ -29,6 +30,8 @@ export interface AppOptions {
   info: () => SandboxInfo
   /** One line per request; omit for silence. */
   log?: (line: string) => void
+  /** Keeps the answered requests for the inspector and `pay logs tail`. */
+  requests?: RequestLog
   logError?: (error: unknown) => void
   /** Called after `POST /_sandbox/shutdown` is answered; should stop the sandbox as SIGTERM would. */
   onShutdownRequest?: () => void
@@ -43,9 +46,6 @@ function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
   const shortest = Math.min(...[headersMs, requestMs].filter((ms) => ms > 0))
   return Number.isFinite(shortest) ? Math.max(20, Math.min(1000, Math.floor(shortest / 5))) : 30_000
 }
-
-/** Quiet paths: polled often, not worth a console line each. */
-const QUIET = /^\/(_sandbox\/health|_sandbox\/chat\/events|pay\/[^/]+\/(status|events)|assets\/|favicon\.ico$)/
 
 /** Builds the Fastify app without listening. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -78,19 +78,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await installOpenapi(app, options.info().version)
   closeQuietConnections(app)
 
-  const log = options.log
-  if (log) {
+  const { log, requests } = options
+  if (log || requests) {
+    // The one place requests are seen answered: the console line and the request log come from one record.
     app.addHook('onResponse', async (request, reply) => {
-      // A bot's token is its password: the log names the bot by its id only.
-      const path = (request.url.split('?')[0] ?? request.url).replace(/^\/telegram\/(file\/)?bot(\d*):[^/]*/, '/telegram/$1bot$2:***')
-      if (QUIET.test(path.slice(0))) return
-      const o = request.outcome
-      const parts = [new Date().toISOString().slice(11, 23), request.method, path, String(reply.statusCode)]
-      if (o?.result !== undefined) parts.push(`result=${o.result}`)
-      if (o?.error !== undefined) parts.push(`error=${o.error}`)
-      if (o?.trackId !== undefined) parts.push(`trackId=${o.trackId}`)
-      parts.push(`${reply.elapsedTime.toFixed(1)}ms`)
-      log(parts.join(' '))
+      const entry = describeRequest({
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+        at: new Date(),
+        ...(request.outcome ? { outcome: request.outcome } : {}),
+        ...(request.jsonBytes ? { body: request.jsonBytes } : {}),
+      })
+      if (!entry) return
+      log?.(consoleLine(entry))
+      requests?.add(entry)
     })
   }
 

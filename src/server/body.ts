@@ -11,9 +11,18 @@ export function installJsonBody(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, bytes, done) => {
+    // Kept for the request log, which shows the body as it came, valid or not.
+    request.jsonBytes = bytes as Buffer
     const decoded = judgeContentEncoding(request.headers['content-encoding']) ?? decodeJsonBody(bytes as Buffer, request.headers['content-type'])
     if ('kind' in decoded) return done(new SandboxError(decoded.kind, decoded.message), undefined)
     if (decoded.text === '' && !request.url.startsWith('/api/')) return done(null, {})
     parseJson(request, decoded.text, done)
   })
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body's bytes as received. */
+    jsonBytes?: Buffer
+  }
 }

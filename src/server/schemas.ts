@@ -68,7 +68,7 @@ export const specCreateBody = {
     amount: { type: 'number', exclusiveMinimum: 0, maximum: MAX_AMOUNT, description: 'the order amount (USD in the sandbox), any number of decimals' },
     callbackUrl: { type: 'string', maxLength: LIMITS.callbackUrl, description: 'absolute http or https URL that gets the payment notification' },
     returnUrl: { type: ['string', 'null'], maxLength: LIMITS.returnUrl, description: 'absolute http or https URL the customer is sent to after paying' },
-    description: { type: ['string', 'null'], maxLength: LIMITS.description, description: 'shown on the checkout page and the dashboard' },
+    description: { type: ['string', 'null'], maxLength: LIMITS.description, description: 'shown on the checkout page and in the inspector' },
     mobile: { type: ['string', 'null'], maxLength: LIMITS.mobile, description: 'the customer\'s mobile number' },
   },
   required: ['merchant', 'amount', 'callbackUrl'],

@@ -16,6 +16,8 @@ import { nonDecreasing } from '../clock/clock.js'
 import type { SandboxInfo } from './info.js'
 import { callbackRoutes } from './routes/callbacks.js'
 import { telegramPlugin } from '../telegram/plugin.js'
+import { inspectorPlugin } from '../inspector/plugin.js'
+import { RequestLog } from '../inspector/request-log.js'
 import { type TelegramOptions, TelegramService } from '../telegram/service.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
@@ -120,16 +122,18 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   })
   service.onPaymentChanged(callbacks)
   const telegram = new TelegramService(store, { ...options.telegram, now })
+  const requests = new RequestLog()
   let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
   const app = await buildApp({
     service,
     info: () => info,
     ...(options.log ? { log: options.log } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
+    requests,
     allowedHosts,
     timeouts: { headersMs, requestMs },
     onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
-    plugins: [callbackRoutes(store, callbacks), telegramPlugin(telegram)],
+    plugins: [callbackRoutes(store, callbacks), telegramPlugin(telegram), inspectorPlugin({ service, callbacks, requests, url: () => info.url })],
   })
   try {
     await app.listen({ port, host })

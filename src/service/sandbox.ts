@@ -22,6 +22,8 @@ export interface PaymentListener {
   recordWith?(payment: Payment): Promise<void>
   /** Called once the change is durable (the checkout page's event stream). */
   paymentChanged?(payment: Payment): void
+  /** Called once a new payment is durable (the inspector's event stream). */
+  paymentCreated?(payment: Payment): void
 }
 
 export interface SimulateRequest {
@@ -76,6 +78,7 @@ export class SandboxService {
       history: [{ status: 'pending', at, source: 'api' }],
     }
     await this.store.putPayment(payment)
+    for (const listener of this.listeners) listener.paymentCreated?.(payment)
     return { result: 100, trackId, message: SpecMessage.success }
   }
 

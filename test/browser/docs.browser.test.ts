@@ -6,7 +6,7 @@ import { ROOT, sandbox } from '../helpers.js'
 
 const CHROMIUM = process.env.PAY_CHROMIUM ?? '/usr/bin/chromium'
 
-test('in Chromium, the dashboard links to /docs, which shows every operation under its CSP, with no request off the sandbox', async () => {
+test('in Chromium, the inspector links to /docs, which shows every operation under its CSP, with no request off the sandbox', async () => {
   const sb = await sandbox()
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -20,7 +20,7 @@ test('in Chromium, the dashboard links to /docs, which shows every operation und
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
   page.on('request', (r) => requested.push(r.url()))
 
-  await page.goto(`${sb.url}/dashboard`)
+  await page.goto(`${sb.url}/`)
   await page.getByRole('link', { name: 'API reference' }).click()
   await page.waitForURL(`${sb.url}/docs`)
   await page.waitForLoadState('networkidle')

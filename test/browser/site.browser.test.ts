@@ -1,39 +1,35 @@
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Sandbox, startSandbox } from '../../src/index.js'
-
-const CHROMIUM = process.env.PAY_CHROMIUM ?? '/usr/bin/chromium'
+import { launchChromium } from './chromium.js'
 
 describe('the root and the icon', () => {
   let sb: Sandbox
   let browser: Browser
   beforeAll(async () => {
     sb = await startSandbox()
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()
     await sb?.stop()
   })
 
-  test('over HTTP: / redirects to the dashboard; /favicon.ico is an SVG icon', async () => {
+  test('over HTTP: / is the inspector; /favicon.ico is an SVG icon', async () => {
     const root = await sb.client.raw({ method: 'GET', path: '/', headers: { accept: 'text/html' } })
-    expect(root.status).toBe(302)
-    expect(root.headers.location).toBe('/dashboard')
+    expect(root.status).toBe(200)
+    expect(root.text).toContain('<h1>Sandbox inspector</h1>')
     const icon = await sb.client.raw({ method: 'GET', path: '/favicon.ico', headers: { accept: 'image/*' } })
     expect(icon.status).toBe(200)
     expect(icon.headers['content-type']).toBe('image/svg+xml')
     expect(icon.text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/)
   })
 
-  test('in Chromium: the checkout page, the dashboard, / and a JSON route log no console error and no failed request', async () => {
+  test('in Chromium: the checkout page, the inspector, /dashboard and a JSON route log no console error and no failed request', async () => {
     const created = await sb.client.createPayment({ merchant: 'sandbox', amount: 25.5, callbackUrl: 'http://127.0.0.1:9/cb', description: 'Two mugs' })
     if (created.result !== 100) throw new Error(JSON.stringify(created))
     const problems: string[] = []
-    for (const path of [`/pay/${created.trackId}`, '/dashboard', '/', '/_sandbox/health']) {
+    for (const path of [`/pay/${created.trackId}`, '/', '/dashboard', `/inspect/payments/${created.trackId}`, '/_sandbox/health']) {
       const context = await browser.newContext()
       const page = await context.newPage()
       let open = true
@@ -46,9 +42,10 @@ describe('the root and the icon', () => {
       })
       const response = await page.goto(`${sb.url}${path}`)
       if (response?.status() !== 200) problems.push(`${path}: HTTP ${response?.status()}`)
-      if (path === '/') expect(page.url()).toBe(`${sb.url}/dashboard`)
-      // Browsers fetch the icon after the load; give it time to come, and to fail if it would.
-      await page.waitForLoadState('networkidle').catch(() => {})
+      if (path === '/dashboard') expect(page.url()).toBe(`${sb.url}/inspect/payments`)
+      // Browsers fetch the icon after the load; give it time to come, and to fail if it would. (The inspector's
+      // pages keep their event stream open: the network is never idle there.)
+      await page.waitForLoadState('networkidle', { timeout: 800 }).catch(() => {})
       await page.waitForTimeout(300)
       open = false
       await context.close()

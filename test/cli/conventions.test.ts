@@ -108,11 +108,11 @@ describe('browser commands on a machine without a browser', () => {
     expect(JSON.parse(json.stdout)).toEqual({ url: `${sb.url}/pay/${body.trackId}`, opened: false })
   })
 
-  test('pay dashboard prints the dashboard URL', async () => {
+  test('pay dashboard prints the inspector URL', async () => {
     const sb = await sandbox()
     const r = await pay(['dashboard', '--url', sb.url, '--json'], { env: headless })
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.stdout)).toEqual({ url: `${sb.url}/dashboard`, opened: false })
+    expect(JSON.parse(r.stdout)).toEqual({ url: `${sb.url}/`, opened: false })
   })
 })
 

@@ -61,7 +61,7 @@ describe('pay sandbox start: where it listens', () => {
     expect(JSON.parse(r.stdout).error.message).toMatch(/^PAY_SANDBOX_URL must be the http:\/\/ address of a sandbox/)
   })
 
-  test('the start banner names the dashboard', async () => {
+  test('the start banner names the inspector', async () => {
     const dir = await tempDir()
     const human = await pay(['sandbox', 'start', '--detach', '--port', '0', '--data', join(dir, 'other.json')])
     expect(human.code, human.stderr).toBe(0)
@@ -70,7 +70,7 @@ describe('pay sandbox start: where it listens', () => {
       if (isAlive(pid)) process.kill(pid, 'SIGKILL')
     })
     const url = /URL\s+(http:\S+)/.exec(human.stdout)?.[1]
-    expect(human.stdout).toMatch(new RegExp(`dashboard\\s+${url}/dashboard\\n`))
+    expect(human.stdout).toMatch(new RegExp(`inspector\\s+${url}/\\n`))
     await pay(['sandbox', 'stop', '--url', url!])
     const foreground = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--data', join(dir, 'fg.json')], {
       cwd: ROOT,
@@ -79,7 +79,7 @@ describe('pay sandbox start: where it listens', () => {
     onTestFinished(() => void foreground.kill('SIGKILL'))
     let out = ''
     await new Promise<void>((r) => foreground.stdout.on('data', (c: Buffer) => ((out += c.toString()), /Ctrl-C to stop/.test(out) && r())))
-    expect(out).toMatch(/dashboard\s+http:\/\/127\.0\.0\.1:\d+\/dashboard\n/)
+    expect(out).toMatch(/inspector\s+http:\/\/127\.0\.0\.1:\d+\/\n/)
   })
 })
 

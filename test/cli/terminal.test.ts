@@ -122,7 +122,7 @@ describe('hostile text in the sandbox prints inert', () => {
 })
 
 describe('URL credentials are masked wherever pay shows them, and kept in sandbox export', () => {
-  test('callback list (table and --json), payment show and list --json, the dashboard; the export keeps them', async () => {
+  test('callback list (table and --json), payment show and list --json, the inspector; the export keeps them', async () => {
     const rx = await receiver()
     const sb = await sandbox()
     const withPassword = rx.url.replace('http://', 'http://merchant:s3cret@')
@@ -154,10 +154,13 @@ describe('URL credentials are masked wherever pay shows them, and kept in sandbo
     expect(replay.code).toBe(0)
     expect(replay.stdout).toContain(`→ ${masked}: HTTP 200`)
 
-    const dashboard = await sb.client.raw({ method: 'GET', path: '/dashboard', headers: { accept: 'text/html' } })
-    expect(dashboard.status).toBe(200)
+    const inspector = await sb.client.raw({ method: 'GET', path: `/inspect/payments/${first}`, headers: { accept: 'text/html' } })
+    expect(inspector.status).toBe(200)
+    expect(inspector.text).toContain(masked)
+    const requests = await sb.client.raw({ method: 'GET', path: '/_sandbox/requests' })
+    expect(requests.text).toContain(masked)
 
-    for (const text of [table.stdout, bundle.stdout, show.stdout, replay.stdout, dashboard.text, JSON.stringify(showJson), JSON.stringify(listJson)]) {
+    for (const text of [table.stdout, bundle.stdout, show.stdout, replay.stdout, inspector.text, requests.text, JSON.stringify(showJson), JSON.stringify(listJson)]) {
       expect(text).not.toContain('s3cret')
       expect(text).not.toContain('tok_8fJ2kq')
     }

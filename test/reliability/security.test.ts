@@ -108,9 +108,13 @@ test('merchant and payment text is escaped on every HTML page', async () => {
     { path: `/pay/${created.trackId}`, status: 200 },
     { path: `/pay/${created.trackId}?asset=${encodeURIComponent('<script>a')}`, status: [200, 400] },
     { path: `/pay/${encodeURIComponent('<script>alert("t")</script>')}`, status: 404 },
-    { path: '/dashboard', status: 200 },
-    { path: `/dashboard?merchant=${encodeURIComponent('"><script>alert(5)</script>')}`, status: 200 },
-    { path: `/dashboard?merchant=${merchant.key}`, status: 200 },
+    { path: '/', status: 200 },
+    { path: '/inspect/payments', status: 200 },
+    { path: `/inspect/payments?merchant=${encodeURIComponent('"><script>alert(5)</script>')}`, status: 200 },
+    { path: `/inspect/payments?merchant=${merchant.key}`, status: 200 },
+    { path: `/inspect/payments/${created.trackId}`, status: 200 },
+    { path: '/inspect/requests', status: 200 },
+    { path: '/inspect/merchants', status: 200 },
   ]
   for (const step of ['pending', 'paid'] as const) {
     if (step === 'paid') await sb.client.simulate(created.trackId, { outcome: 'paid' })
@@ -127,6 +131,6 @@ test('merchant and payment text is escaped on every HTML page', async () => {
   // The hostile text is shown (escaped), not dropped.
   const checkout = await sb.client.raw({ method: 'GET', path: `/pay/${created.trackId}` })
   expect(checkout.text).toContain('&lt;script&gt;alert(')
-  const dashboard = await sb.client.raw({ method: 'GET', path: `/dashboard?merchant=${merchant.key}` })
-  expect(dashboard.text).toContain('&lt;script&gt;alert(')
+  const inspector = await sb.client.raw({ method: 'GET', path: `/inspect/payments?merchant=${merchant.key}` })
+  expect(inspector.text).toContain('&lt;script&gt;alert(')
 })

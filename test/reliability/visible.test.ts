@@ -62,6 +62,28 @@ function statusEvents(url: string): { events: string[]; close: () => void } {
   return { events, close: () => req.destroy() }
 }
 
+/** Reads the inspector's event stream; returns each payment event as `created <trackId>` or `<status> <trackId>`. */
+function changeEvents(url: string): { events: string[]; opened: Promise<void>; close: () => void } {
+  const events: string[] = []
+  let opened = (): void => {}
+  const open = new Promise<void>((resolve) => (opened = resolve))
+  const req = get(url, (res) => {
+    opened()
+    let buffer = ''
+    res.setEncoding('utf8')
+    res.on('data', (chunk: string) => {
+      buffer += chunk
+      for (const m of buffer.matchAll(/event: payment\ndata: (.*)\n\n/g)) {
+        const { created, payment } = JSON.parse(m[1]!) as { created: boolean; payment: { trackId: string; status: string } }
+        events.push(`${created ? 'created' : payment.status} ${payment.trackId}`)
+      }
+      buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2)
+    })
+  })
+  req.on('error', () => {})
+  return { events, opened: open, close: () => req.destroy() }
+}
+
 test('slow journal writes: while a change is being written, no reader sees it; after a crash it is there only if acknowledged', async () => {
   const dir = await tempDir()
   const dataFile = join(dir, 'data.json')
@@ -74,6 +96,9 @@ test('slow journal writes: while a change is being written, no reader sees it; a
   const { trackId } = created
   const stream = statusEvents(`${sb.url}/pay/${trackId}/events`)
   onTestFinished(() => stream.close())
+  const changes = changeEvents(`${sb.url}/_sandbox/events`)
+  onTestFinished(() => changes.close())
+  await changes.opened
 
   const slow = gate()
   onTestFinished(() => slow.open())
@@ -93,7 +118,8 @@ test('slow journal writes: while a change is being written, no reader sees it; a
     ['control API', async () => (await reader.getPayment(trackId)).payment.status],
     ['payment list', async () => (await reader.listPayments({ status: 'paid' })).length],
     ['export', async () => (await reader.exportState()).payments.find((p) => p.trackId === trackId)?.status],
-    ['dashboard', async () => /class="status st-paid"/.test((await reader.raw({ method: 'GET', path: '/dashboard' })).text)],
+    ['inspector list', async () => /class="status st-paid"/.test((await reader.raw({ method: 'GET', path: '/inspect/payments' })).text)],
+    ['inspector payment', async () => /data-status="paid"/.test((await reader.raw({ method: 'GET', path: `/inspect/payments/${trackId}` })).text)],
   ]
   const during = Object.fromEntries(await Promise.all(readers.map(async ([name, read]) => [name, await read()] as const)))
   expect(during).toEqual({
@@ -102,9 +128,11 @@ test('slow journal writes: while a change is being written, no reader sees it; a
     'control API': 'pending',
     'payment list': 0,
     export: 'pending',
-    dashboard: false,
+    'inspector list': false,
+    'inspector payment': false,
   })
   expect(stream.events).toEqual(['pending'])
+  expect(changes.events).toEqual([])
 
   // The write fails: nobody ever saw it, and a crash now leaves the payment pending.
   fail = true
@@ -112,6 +140,7 @@ test('slow journal writes: while a change is being written, no reader sees it; a
   expect((await moving).status).toBe(503)
   expect((await reader.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(202)
   expect(stream.events).toEqual(['pending'])
+  expect(changes.events).toEqual([])
   // The notification is written in the same batch as the change: it failed with it, so none was recorded.
   expect(await reader.listDeliveries({ trackId })).toEqual([])
   fail = false
@@ -120,10 +149,32 @@ test('slow journal writes: while a change is being written, no reader sees it; a
   expect(paid.status).toBe(200)
   expect((await reader.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(100)
   expect((await reader.listDeliveries({ trackId })).map((d) => d.body.status)).toEqual(['paid'])
+  expect(Object.fromEntries(await Promise.all(readers.slice(-2).map(async ([name, read]) => [name, await read()] as const)))).toEqual({
+    'inspector list': true,
+    'inspector payment': true,
+  })
+  await expect.poll(() => changes.events).toEqual([`paid ${trackId}`])
+
+  // A create is announced once it is durable, not while it is written.
+  const slowCreate = gate()
+  onTestFinished(() => slowCreate.open())
+  faults.sync = async (path) => {
+    if (path.endsWith('.journal')) await slowCreate.wait()
+  }
+  const creating = client.createPayment({ merchant: 'sandbox', amount: 30, callbackUrl })
+  while (!slowCreate.waiting()) await turn()
+  await new Promise((r) => setTimeout(r, 100))
+  expect(changes.events).toEqual([`paid ${trackId}`])
+  expect((await reader.raw({ method: 'GET', path: '/inspect/payments' })).text).toContain('Showing 1 of 1.')
+  slowCreate.open()
+  faults.sync = undefined
+  const second = await creating
+  if (second.result !== 100) throw new Error('create failed')
+  await expect.poll(() => changes.events).toEqual([`paid ${trackId}`, `created ${second.trackId}`])
 
   // A restart after `kill -9`: the data file is opened again while the running store was never closed.
   const { store } = await Store.open({ file: dataFile })
   expect(store.getPayment(trackId)?.status).toBe('paid')
-  expect(store.listPayments().map((p) => p.status)).toEqual(['paid'])
+  expect(store.listPayments().map((p) => p.status)).toEqual(['paid', 'pending'])
   await store.close()
 }, 30_000)

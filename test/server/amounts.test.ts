@@ -120,15 +120,17 @@ print(json.dumps({"delivered": verified["result"] == 100 and verified["amount"] 
     expect(JSON.parse(out.stdout)).toEqual({ delivered: true, amount: '1.1400000000000001' })
   })
 
-  test('pages round for display: the checkout and the dashboard show 1.14, the exact number on hover', async () => {
+  test('pages round for display: the checkout and the inspector show 1.14, the exact number on hover', async () => {
     shop = await receiver()
     const trackId = ((await create(JSON.stringify(1 + 0.14))).json as { trackId: string }).trackId
     const page = await sb.client.raw({ method: 'GET', path: `/pay/${trackId}`, headers: { accept: 'text/html' } })
     expect(page.text).toMatch(/class="amount">1\.14 </)
     expect(page.text).toContain('0.0000114 BTC')
     expect(page.text).not.toContain('1.1400000000000001')
-    const dashboard = await sb.client.raw({ method: 'GET', path: '/dashboard', headers: { accept: 'text/html' } })
-    expect(dashboard.text).toContain('<span title="1.1400000000000001">1.14</span>')
+    for (const path of ['/inspect/payments', `/inspect/payments/${trackId}`]) {
+      const inspector = await sb.client.raw({ method: 'GET', path, headers: { accept: 'text/html' } })
+      expect(inspector.text, path).toContain('<span title="1.1400000000000001">1.14</span>')
+    }
   })
 
   test('an order worth less than an asset’s smallest unit asks for that unit and says so', async () => {

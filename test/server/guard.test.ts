@@ -63,7 +63,7 @@ describe('Host: only names that cannot be rebound, and the ones the sandbox was 
 
   test('page routes are refused with an HTML page under the same CSP', async () => {
     const { sb, trackId } = await withPayment()
-    for (const path of [`/pay/${trackId}`, '/dashboard', '/pay/unknown-track-id']) {
+    for (const path of [`/pay/${trackId}`, '/', '/inspect/payments', `/inspect/payments/${trackId}`, '/inspect/requests', '/inspect/merchants', '/dashboard', '/pay/unknown-track-id']) {
       const res = await send(sb, 'GET', path, { host: 'evil.example', accept: 'text/html' })
       expect(res.status, path).toBe(403)
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8')

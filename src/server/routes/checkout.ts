@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { ASSET_CODES } from '../../checkout/assets.js'
 import { checkoutPage, notFoundPage } from '../../checkout/checkout-page.js'
-import { dashboardPage } from '../../checkout/dashboard-page.js'
 import { pageHeaders } from '../../checkout/layout.js'
 import { checkoutStatus } from '../../checkout/status.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import { isFinal, type Outcome } from '../../domain/payment.js'
-import type { Payment, PaymentStatus } from '../../domain/types.js'
+import type { Payment } from '../../domain/types.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
 import { GUARD_REFUSALS, json, media, noQuery, replies } from '../schemas.js'
 import { type EventStream, EventStreams } from '../sse.js'
@@ -51,18 +50,6 @@ const statusResponse = {
   required: ['trackId', 'status', 'final', 'amount', 'updatedAt'],
 } as const
 
-export const DASHBOARD_DEFAULT_LIMIT = 100
-
-const dashboardQuery = {
-  type: 'object',
-  properties: {
-    merchant: { type: 'string', maxLength: 128 },
-    status: { type: 'string', enum: ['', 'pending', 'unfinalized', 'paid', 'failed'] },
-    limit: { type: 'integer', minimum: 1, maximum: 1000, default: DASHBOARD_DEFAULT_LIMIT },
-  },
-  additionalProperties: false,
-} as const
-
 /** Open event streams by trackId; told of every change by the service. */
 class StatusStreams implements PaymentListener {
   private readonly streams = new Map<string, Set<EventStream>>()
@@ -90,7 +77,7 @@ class StatusStreams implements PaymentListener {
 
 const sendStatus = (stream: EventStream, payment: Payment): boolean => stream.send('status', checkoutStatus(payment))
 
-/** The hosted checkout page, its status endpoint and event stream, its sandbox controls, and the dashboard. */
+/** The hosted checkout page, its status endpoint and event stream, and its sandbox controls. */
 export function checkoutRoutes(service: SandboxService) {
   return async function (app: FastifyInstance): Promise<void> {
     const events = new EventStreams()
@@ -182,35 +169,6 @@ export function checkoutRoutes(service: SandboxService) {
         request.outcome = { trackId: request.params.trackId }
         const payment = await service.simulate(request.params.trackId, { ...request.body, source: 'checkout' })
         return checkoutStatus(payment)
-      },
-    )
-
-    app.get<{ Querystring: { merchant?: string; status?: PaymentStatus | ''; limit: number } }>(
-      '/dashboard',
-      {
-        schema: {
-          tags: ['Site'],
-          summary: 'The merchant dashboard: recent payments and the merchants',
-          querystring: dashboardQuery,
-          response: replies('GET', { 200: media('the page', 'text/html') }, ['invalidBody'], { html: GUARD_REFUSALS }),
-        },
-        config: { page: true },
-      },
-      async (request, reply) => {
-        const merchant = request.query.merchant || undefined
-        const status = request.query.status || undefined
-        const limit = request.query.limit
-        const matching = service.listPayments({ ...(merchant ? { merchant } : {}), ...(status ? { status } : {}) })
-        const counts = new Map<string, number>()
-        for (const p of service.listPayments({})) counts.set(p.merchant, (counts.get(p.merchant) ?? 0) + 1)
-        const page = dashboardPage({
-          payments: matching.slice(-limit).reverse(),
-          matching: matching.length,
-          merchants: service.listMerchants(),
-          paymentCounts: counts,
-          filter: { ...(merchant ? { merchant } : {}), ...(status ? { status } : {}), limit },
-        })
-        return reply.headers(pageHeaders(false)).send(page)
       },
     )
   }

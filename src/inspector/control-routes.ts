@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify'
+import { SandboxError } from '../domain/outcomes.js'
+import type { EventStreams } from '../server/sse.js'
+import type { ChangeFeed } from './changes.js'
+import { matchesFilter, readFilter, type RequestFilter } from './request-filter.js'
+import type { RequestLog } from './request-log.js'
+import { routeSchemas as schemas } from './schemas.js'
+
+type FilterQuery = Partial<Record<'path' | 'method' | 'status' | 'trackId', string>> & { result?: number }
+
+/** The query's filter fields as the log reads them (methods in upper case, `4XX` as `4xx`); the schema checked them. */
+function filterOf(query: FilterQuery): RequestFilter {
+  const read = readFilter(query)
+  if ('problem' in read) throw new SandboxError('invalidBody', `request querystring/${read.problem}`)
+  return read.filter
+}
+
+/** The request log and the inspector's event streams, under /_sandbox. */
+export function inspectorControlRoutes(requests: RequestLog, changes: ChangeFeed, streams: EventStreams) {
+  return async function (app: FastifyInstance): Promise<void> {
+    app.get<{ Querystring: FilterQuery & { after?: number; limit?: number } }>(
+      '/_sandbox/requests',
+      { schema: schemas.requestLog },
+      async (request) => {
+        const { after, limit, ...rest } = request.query
+        return {
+          requests: requests.list(filterOf(rest), { ...(after !== undefined ? { after } : {}), ...(limit !== undefined ? { limit } : {}) }),
+          capacity: requests.capacity,
+          oldestSeq: requests.oldestSeq,
+          latestSeq: requests.latestSeq,
+        }
+      },
+    )
+
+    app.get<{ Querystring: FilterQuery & { after?: number } }>(
+      '/_sandbox/requests/events',
+      { schema: schemas.requestEvents },
+      async (request, reply) => {
+        const { after, ...rest } = request.query
+        const filter = filterOf(rest)
+        let stop = (): void => {}
+        const stream = streams.open(reply, () => stop())
+        if (after !== undefined) {
+          if (after + 1 < requests.oldestSeq) stream.send('gap', { from: after + 1, to: requests.oldestSeq - 1 })
+          for (const entry of requests.list(filter, { after })) stream.send('request', entry, entry.seq)
+        }
+        stop = requests.subscribe((entry) => {
+          if (matchesFilter(entry, filter)) stream.send('request', entry, entry.seq)
+        })
+      },
+    )
+
+    app.get<{ Querystring: { trackId?: string; requests?: boolean } }>(
+      '/_sandbox/events',
+      { schema: schemas.changeEvents },
+      async (request, reply) => {
+        const { trackId } = request.query
+        const stops: Array<() => void> = []
+        const stream = streams.open(reply, () => stops.forEach((stop) => stop()))
+        stops.push(
+          changes.subscribe((change) => {
+            if (change.kind === 'payment') {
+              if (trackId === undefined || change.payment.trackId === trackId) stream.send('payment', { created: change.created, payment: change.payment })
+            } else if (change.kind === 'delivery') {
+              if (trackId === undefined || change.delivery.trackId === trackId) stream.send('delivery', { delivery: change.delivery })
+            } else {
+              stream.send(change.kind, {})
+            }
+          }),
+        )
+        if (request.query.requests) {
+          const filter: RequestFilter = trackId !== undefined ? { trackId } : {}
+          stops.push(requests.subscribe((entry) => matchesFilter(entry, filter) && stream.send('request', entry, entry.seq)))
+        }
+      },
+    )
+  }
+}

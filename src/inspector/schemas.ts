@@ -1,0 +1,153 @@
+/** JSON schemas of the inspector's routes: its pages, the request log and the event streams. */
+
+import type { RequestErrorKind } from '../domain/outcomes.js'
+import { paymentStatuses } from '../domain/payment.js'
+import { GUARD_REFUSALS, json, media, noQuery, replies, trackIdParams } from '../server/schemas.js'
+import { PAYMENTS_SHOWN, SEARCH_MAX } from './payment-query.js'
+import { requestFilterProperties } from './request-filter.js'
+import { REQUEST_LOG_CAPACITY } from './request-log.js'
+import { REQUESTS_SHOWN } from './pages/requests.js'
+
+/** Pages are under Site, the request log and the event streams under the control API. */
+const PAGE = { tags: ['Site'] } as const
+const CONTROL = { tags: ['Control API'] } as const
+
+const page = (description: string) => media(description, 'text/html')
+/** A page answers the guard's refusals, and a query it cannot use, with a page saying why. */
+const pageReplies = (kinds: readonly RequestErrorKind[] = []) => replies('GET', { 200: page('the page') }, kinds, { html: [...GUARD_REFUSALS, ...kinds] })
+const redirect = (to: string) => replies('GET', { 302: { description: `to ${to}`, type: 'null' } }, [], { html: GUARD_REFUSALS })
+
+/** Passed on to /inspect/payments as it is. */
+const dashboardQuery = {
+  type: 'object',
+  properties: { merchant: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' } },
+  additionalProperties: true,
+} as const
+
+const paymentsPageQuery = {
+  type: 'object',
+  properties: {
+    merchant: { type: 'string', maxLength: 128 },
+    status: { type: 'string', enum: ['', ...paymentStatuses] },
+    q: { type: 'string', maxLength: SEARCH_MAX, description: 'part of a trackId or description, any case' },
+    limit: { type: 'integer', minimum: 1, maximum: PAYMENTS_SHOWN.max, default: PAYMENTS_SHOWN.default },
+  },
+  additionalProperties: false,
+} as const
+
+/** The requests page takes filter fields as typed in its form: blank means any, and the page names a bad one. */
+const requestsPageQuery = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', maxLength: 512 },
+    method: { type: 'string', maxLength: 16 },
+    status: { type: 'string', maxLength: 3 },
+    result: { type: 'string', maxLength: 3 },
+    trackId: { type: 'string', maxLength: 200 },
+    limit: { type: 'integer', minimum: 1, maximum: REQUESTS_SHOWN.max, default: REQUESTS_SHOWN.default },
+  },
+  additionalProperties: false,
+} as const
+
+const requestEntrySchema = {
+  type: 'object',
+  properties: {
+    seq: { type: 'integer', description: '1 for the first request since the sandbox started' },
+    at: { type: 'string', description: 'when the answer was finished (ISO 8601)' },
+    method: { type: 'string' },
+    path: { type: 'string', description: 'as sent, without the query; URL credentials and bot tokens masked' },
+    query: { type: 'string' },
+    status: { type: 'integer', description: 'HTTP status' },
+    result: { type: 'integer', description: "the spec's result code, when the answer carried one" },
+    error: { type: 'string', description: 'the request error code' },
+    trackId: { type: 'string' },
+    ms: { type: 'number', description: 'time to answer, in milliseconds' },
+    body: { type: 'string', description: 'the first 2 KB of the body (spec and control API only)' },
+    bodyBytes: { type: 'integer' },
+    bodyTruncated: { type: 'boolean' },
+  },
+  required: ['seq', 'at', 'method', 'path', 'status', 'ms'],
+  additionalProperties: false,
+} as const
+
+const requestsQuery = {
+  type: 'object',
+  properties: {
+    ...requestFilterProperties,
+    after: { type: 'integer', minimum: 0, description: 'only entries with a higher seq' },
+    limit: { type: 'integer', minimum: 1, maximum: REQUEST_LOG_CAPACITY, description: 'only the newest N' },
+  },
+  additionalProperties: false,
+} as const
+
+const requestLogPage = {
+  type: 'object',
+  properties: {
+    requests: { type: 'array', items: requestEntrySchema, description: 'oldest first' },
+    capacity: { type: 'integer', description: 'how many requests the log keeps (in memory only)' },
+    oldestSeq: { type: 'integer' },
+    latestSeq: { type: 'integer' },
+  },
+  required: ['requests', 'capacity', 'oldestSeq', 'latestSeq'],
+  additionalProperties: false,
+} as const
+
+const requestEventsQuery = {
+  type: 'object',
+  properties: {
+    ...requestFilterProperties,
+    after: { type: 'integer', minimum: 0, description: 'first send the entries kept with a higher seq' },
+  },
+  additionalProperties: false,
+} as const
+
+const changeEventsQuery = {
+  type: 'object',
+  properties: {
+    trackId: { type: 'string', minLength: 1, maxLength: 200, description: "only this payment's changes (and its requests)" },
+    requests: { type: 'boolean', description: 'also every request answered' },
+  },
+  additionalProperties: false,
+} as const
+
+const eventStream = (description: string) => replies('GET', { 200: media(`server-sent events: ${description}`, 'text/event-stream') }, ['invalidBody'])
+
+/** Every inspector route's schema, by route. */
+export const routeSchemas = {
+  home: { ...PAGE, summary: 'The inspector: where to point an integration, counts, the latest payments and requests, live', querystring: noQuery, response: pageReplies() },
+  dashboard: { ...PAGE, summary: 'The old dashboard: leads to the payments list, with its query', querystring: dashboardQuery, response: redirect('/inspect/payments') },
+  inspect: { ...PAGE, summary: 'Leads to the inspector', querystring: noQuery, response: redirect('/') },
+  payments: { ...PAGE, summary: 'Payments newest first, filtered and searched, live', querystring: paymentsPageQuery, response: pageReplies(['invalidBody']) },
+  payment: {
+    ...PAGE,
+    summary: 'One payment: history, callbacks with every attempt, the requests about it, sandbox controls; live',
+    params: trackIdParams,
+    querystring: noQuery,
+    response: pageReplies(['invalidBody', 'notFound']),
+  },
+  requests: { ...PAGE, summary: 'The request log, newest first, filtered, live', querystring: requestsPageQuery, response: pageReplies(['invalidBody']) },
+  merchants: { ...PAGE, summary: 'Merchants: create one, disable or enable it', querystring: noQuery, response: pageReplies() },
+  audit: { ...PAGE, summary: "The audit's verdict on the integration the sandbox observed, live", querystring: noQuery, response: pageReplies() },
+  requestLog: {
+    ...CONTROL,
+    summary: 'The request log: the last requests answered, kept in memory only, oldest first',
+    querystring: requestsQuery,
+    response: replies('GET', { 200: json('the entries kept that match', requestLogPage) }, ['invalidBody']),
+  },
+  requestEvents: {
+    ...CONTROL,
+    summary: 'The request log as it grows',
+    querystring: requestEventsQuery,
+    response: eventStream(
+      '`request` (an entry; its seq is the event id), first those kept after `after`; `gap` ({from, to}) for entries let go before they could be sent; `shutdown` when the sandbox stops, then the stream ends',
+    ),
+  },
+  changeEvents: {
+    ...CONTROL,
+    summary: 'Durable changes as they happen, for the inspector\'s pages and scripts',
+    querystring: changeEventsQuery,
+    response: eventStream(
+      'each sent once the change is on disk: `payment` ({created, payment}), `delivery` ({delivery}), `merchant`, `reset` (a reset or an import); with requests=true also `request`; `shutdown` when the sandbox stops',
+    ),
+  },
+} as const
