@@ -19,6 +19,7 @@ const failing: Record<string, { args: string[]; exit: number }> = {
   'callback:show': { args: ['dlv_missing', '--url', '@url'], exit: 5 },
   dashboard: { args: ['--url', nowhere], exit: 3 },
   help: { args: ['nosuch'], exit: 2 },
+  'logs:tail': { args: ['--filter', 'stauts=4xx', '--url', '@url'], exit: 2 },
   'merchant:create': { args: ['--key', 'sandbox', '--url', '@url'], exit: 5 },
   'merchant:disable': { args: ['nobody', '--url', '@url'], exit: 5 },
   'merchant:enable': { args: ['nobody', '--url', '@url'], exit: 5 },
