@@ -5,6 +5,8 @@ import { paymentStatuses } from '../domain/payment.js'
 import type { PaymentStatus } from '../domain/types.js'
 import { verifyOutcome } from '../domain/validate.js'
 import type { SandboxService } from '../service/sandbox.js'
+import type { LabReaders } from './lab.js'
+import { auditPage } from './pages/audit.js'
 import { HOME_ROWS, homePage } from './pages/home.js'
 import { merchantsPage } from './pages/merchants.js'
 import { problemPage, type Section, type SiteLinks } from './pages/parts.js'
@@ -23,7 +25,7 @@ const HEADERS = pageHeaders(INSPECTOR_SCRIPT, INSPECTOR_STYLES)
 const PAYMENT_REQUESTS = 20
 
 /** The inspector's pages: `/`, `/inspect/…`, and `/dashboard` leading to the payments list. */
-export function inspectorPageRoutes(service: SandboxService, requests: RequestLog, site: { url: () => string; links: () => SiteLinks }) {
+export function inspectorPageRoutes(service: SandboxService, requests: RequestLog, site: { url: () => string; links: () => SiteLinks }, lab: LabReaders) {
   return async function (app: FastifyInstance): Promise<void> {
     const send = (reply: FastifyReply, page: string, status = 200) => reply.code(status).headers(HEADERS).send(page)
     /** A query the page cannot use: a page naming the field, under the same policy. */
@@ -115,11 +117,19 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
             (key) => service.store.getMerchant(key),
             (id) => service.store.getPayment(id),
           ),
+          ...(lab.verifiesOf ? { verifies: lab.verifiesOf(trackId) ?? { count: 0, entries: [] } } : {}),
           links: site.links(),
         })
         return send(reply, page)
       },
     )
+
+    const audit = lab.audit
+    if (audit) {
+      app.get('/inspect/audit', { schema: schemas.audit, config: { page: true } }, async (_request, reply) =>
+        send(reply, auditPage({ audit: await audit(), links: site.links() })),
+      )
+    }
 
     app.get<{ Querystring: { path?: string; method?: string; status?: string; result?: string; trackId?: string; limit: number } }>(
       '/inspect/requests',

@@ -5,6 +5,7 @@ import { ChangeFeed } from './changes.js'
 import { inspectorControlRoutes } from './control-routes.js'
 import { inspectorPageRoutes } from './page-routes.js'
 import type { SiteLinks } from './pages/parts.js'
+import type { LabReaders } from './lab.js'
 import type { RequestLog } from './request-log.js'
 import { EventStreams } from '../server/sse.js'
 
@@ -15,6 +16,8 @@ export interface InspectorOptions {
   requests: RequestLog
   /** The sandbox's URL, once it listens. */
   url: () => string
+  /** The verify journal and the audit, when the sandbox keeps them: the pages show them then. */
+  lab?: LabReaders
 }
 
 /**
@@ -31,14 +34,14 @@ export function inspectorPlugin(options: InspectorOptions) {
       options.requests.subscribe((entry) => changes.requestAnswered(entry)),
     ]
     // Pages that other plugins may serve are linked only when they exist.
-    let links: SiteLinks = { docs: false, audit: false }
+    let links: SiteLinks = { docs: false, audit: options.lab?.audit !== undefined }
     app.addHook('onReady', async () => {
-      links = { docs: app.hasRoute({ method: 'GET', url: '/docs' }), audit: app.hasRoute({ method: 'GET', url: '/_sandbox/audit' }) }
+      links = { ...links, docs: app.hasRoute({ method: 'GET', url: '/docs' }) }
     })
     // Streams never go idle: each is told the sandbox is stopping and ended, so the server can finish closing.
     app.addHook('preClose', async () => streams.closeAll('shutdown', { stopping: true }))
     app.addHook('onClose', async () => stops.forEach((stop) => stop()))
     await app.register(inspectorControlRoutes(options.requests, changes, streams))
-    await app.register(inspectorPageRoutes(options.service, options.requests, { url: options.url, links: () => links }))
+    await app.register(inspectorPageRoutes(options.service, options.requests, { url: options.url, links: () => links }, options.lab ?? {}))
   }
 }

@@ -13,7 +13,7 @@ export type Section = 'home' | 'payments' | 'requests' | 'merchants' | 'audit'
 export interface SiteLinks {
   /** The OpenAPI docs at /docs. */
   docs: boolean
-  /** The audit verdict. */
+  /** The audit's verdict (/inspect/audit), when the sandbox keeps one. */
   audit: boolean
 }
 

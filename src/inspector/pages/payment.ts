@@ -4,17 +4,10 @@ import type { Delivery, DeliveryAttempt, Merchant, Payment } from '../../domain/
 import type { VerifyBody } from '../../domain/validate.js'
 import { html, type SafeHtml } from '../../checkout/html.js'
 import { STATUS_LABEL } from '../../checkout/status.js'
+import type { VerifyCalls } from '../lab.js'
 import type { RequestEntry } from '../request-log.js'
 import { requestRows } from './requests.js'
 import { cell, inspectorPage, paidOtherAmount, type SiteLinks, statusBadge, time, usd } from './parts.js'
-
-/** One verify call as a verify journal records it (shown when the sandbox keeps one). */
-export interface VerifyRecord {
-  at: string
-  result: number
-  amount?: number
-  message?: string
-}
 
 export interface PaymentPageInput {
   /** Credentials in its URLs masked. */
@@ -27,7 +20,7 @@ export interface PaymentPageInput {
   /** What verify answers for this payment now, asked with its own merchant's key. */
   verifyNow: VerifyBody
   /** The payment's verify calls, when the sandbox keeps them. */
-  verifies?: VerifyRecord[]
+  verifies?: VerifyCalls
   links: SiteLinks
 }
 
@@ -140,16 +133,24 @@ function verifySection(input: PaymentPageInput): SafeHtml {
 </section>`
 }
 
-function verifyJournal(verifies: VerifyRecord[]): SafeHtml {
+function verifyJournal(calls: VerifyCalls): SafeHtml {
+  const shown = [...calls.entries].reverse()
   return html`<section class="card" aria-labelledby="verifies-heading">
 <h2 id="verifies-heading">Verify calls</h2>
 ${
-  verifies.length === 0
-    ? html`<p class="empty">No verify call for this payment yet.</p>`
-    : html`<div class="table-wrap" role="region" aria-labelledby="verifies-heading" tabindex="0"><table class="stack">
-<thead><tr><th scope="col">At (UTC)</th><th scope="col">result</th><th scope="col">amount</th><th scope="col">message</th></tr></thead>
-<tbody>${verifies.map(
-        (v) => html`<tr>${cell('At (UTC)', time(v.at), 'nowrap')}${cell('result', String(v.result))}${cell('amount', v.amount !== undefined ? String(v.amount) : '—', 'num')}${cell('message', v.message ?? '')}</tr>`,
+  calls.count === 0
+    ? html`<p class="empty">No verify call for this payment yet: a merchant must verify before it delivers.</p>`
+    : html`<p class="empty">${String(calls.count)} in all${calls.count > shown.length ? `, the latest ${shown.length} shown` : ''}, newest first.</p>
+<div class="table-wrap" role="region" aria-labelledby="verifies-heading" tabindex="0"><table class="stack">
+<thead><tr><th scope="col">At (UTC)</th><th scope="col">Key</th><th scope="col">Status then</th><th scope="col">result</th><th scope="col">amount</th></tr></thead>
+<tbody>${shown.map(
+        (v) => html`<tr>
+${cell('At (UTC)', time(v.at), 'nowrap')}
+${cell('Key', v.key !== undefined ? html`<code>${v.key}</code>${v.owner === false ? html` <span class="flag">another merchant's</span>` : ''}` : v.keyHint !== undefined ? html`<code>${v.keyHint}…</code> <span class="flag">unknown key</span>` : '—')}
+${cell('Status then', v.status !== undefined ? statusBadge(v.status) : '—')}
+${cell('result', html`<strong>${String(v.result)}</strong>`)}
+${cell('amount', v.amount !== undefined ? String(v.amount) : '—', 'num')}
+</tr>`,
       )}</tbody></table></div>`
 }
 </section>`
