@@ -1,6 +1,7 @@
 import { isRoundedForDisplay } from '../domain/amount.js'
 import { paymentStatuses } from '../domain/payment.js'
-import type { Merchant, Payment, PaymentStatus } from '../domain/types.js'
+import type { ClockView } from '../clock/sandbox-clock.js'
+import type { Merchant, Payment, PaymentStatus, VerifyJournal } from '../domain/types.js'
 import { findAsset, formatUsd } from './assets.js'
 import { html, type SafeHtml } from './html.js'
 import { layout } from './layout.js'
@@ -14,6 +15,9 @@ export interface DashboardInput {
   merchants: Merchant[]
   paymentCounts: ReadonlyMap<string, number>
   filter: { merchant?: string; status?: PaymentStatus; limit: number }
+  /** Verify journals of the payments shown. */
+  verifies?: ReadonlyMap<string, VerifyJournal>
+  clock?: ClockView
 }
 
 /** The merchant dashboard: recent payments with their descriptions, and the merchants. */
@@ -40,13 +44,13 @@ ${paymentStatuses.map((s) => html`<option value="${s}"${s === filter.status ? ht
       ? html` Create one with <code>pay payment create</code>.`
       : ''
   }</p>
-${input.payments.length > 0 ? paymentsTable(input.payments, names) : ''}
+${input.payments.length > 0 ? paymentsTable(input.payments, names, input.verifies ?? new Map()) : ''}
 <h2 id="merchants-heading">Merchants</h2>
 ${merchantsTable(input.merchants, input.paymentCounts)}`
-  return layout({ title: 'Dashboard', body, wide: true })
+  return layout({ title: 'Dashboard', body, wide: true, ...(input.clock ? { clock: input.clock } : {}) })
 }
 
-function paymentsTable(payments: Payment[], names: ReadonlyMap<string, string>): SafeHtml {
+function paymentsTable(payments: Payment[], names: ReadonlyMap<string, string>, verifies: ReadonlyMap<string, VerifyJournal>): SafeHtml {
   const rows = payments.map((p) => {
     const asset = findAsset(p.asset)
     return html`<tr>
@@ -59,15 +63,25 @@ function paymentsTable(payments: Payment[], names: ReadonlyMap<string, string>):
     }</td>
 <td><span class="status st-${p.status}" title="${STATUS_LABEL[p.status]}">${p.status}</span></td>
 <td class="desc">${p.description ?? ''}</td>
+<td>${verifyCell(verifies.get(p.trackId))}</td>
 <td class="nowrap">${time(p.updatedAt)}</td>
 </tr>`
   })
   return html`<div class="table-wrap" role="region" aria-labelledby="payments-heading" tabindex="0">
 <table>
-<thead><tr><th scope="col">Created (UTC)</th><th scope="col">Track ID</th><th scope="col">Merchant</th><th scope="col">Amount (USD)</th><th scope="col">Paid (USD)</th><th scope="col">Status</th><th scope="col">Description</th><th scope="col">Updated (UTC)</th></tr></thead>
+<thead><tr><th scope="col">Created (UTC)</th><th scope="col">Track ID</th><th scope="col">Merchant</th><th scope="col">Amount (USD)</th><th scope="col">Paid (USD)</th><th scope="col">Status</th><th scope="col">Description</th><th scope="col">Verify calls</th><th scope="col">Updated (UTC)</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>
 </div>`
+}
+
+/** Verify calls of a payment: how many, and the latest few (time, key, result), newest first. */
+function verifyCell(journal: VerifyJournal | undefined): SafeHtml | string {
+  if (!journal || journal.count === 0) return html`<span class="muted">none</span>`
+  const latest = journal.entries.slice(-3).reverse()
+  return html`${String(journal.count)}<ul class="verifies">${latest.map(
+    (e) => html`<li>${time(e.at)} → ${String(e.result)}${e.amount !== undefined ? ` (${String(e.amount)})` : ''}${e.owner ? '' : html` <span class="muted">with ${e.key ?? e.keyHint ?? 'no key'}</span>`}</li>`,
+  )}</ul>`
 }
 
 /** An amount rounded for the table; the exact number, as verify answers it, on hover when they differ. */

@@ -1,6 +1,7 @@
 import chalk from 'chalk'
-import { reportedStatus } from '../callbacks/delivery.js'
+import { isHeld, reportedStatus } from '../callbacks/delivery.js'
 import { forTerminal } from '../domain/display.js'
+import { copiesOf, formatCallbackMode } from '../domain/fault.js'
 import type { Delivery, DeliveryAttempt, DeliveryState } from '../domain/types.js'
 import { fields, line, lines, paint, Styled, table } from './format.js'
 
@@ -8,10 +9,25 @@ const stateColor: Record<DeliveryState, (s: string) => string> = {
   pending: chalk.yellow,
   delivered: chalk.green,
   failed: chalk.red,
+  dropped: chalk.magenta,
 }
 
 export function state(s: DeliveryState): Styled {
   return paint(stateColor[s] ?? ((x: string) => x), s)
+}
+
+/** The state as shown: a reordered notification still waiting for the payment's next one is `held`. */
+function shownState(d: Delivery): Styled {
+  return isHeld(d) ? paint(chalk.yellow, 'held') : state(d.state)
+}
+
+/** `drop (sandbox default)`, `delay=30s (requested by simulate)`. */
+export function faultText(d: Delivery): string | undefined {
+  return d.fault ? `${formatCallbackMode(d.fault)} (${d.fault.reason})` : undefined
+}
+
+function attemptsAllowed(d: Delivery): number {
+  return copiesOf(d) + d.maxRetries
 }
 
 /** `200`, `500`, or a short form of the network error of the last attempt. */
@@ -26,14 +42,15 @@ function lastOutcome(d: Delivery): string {
 
 export function deliveryTable(deliveries: Delivery[]): Styled {
   return table(
-    ['ID', 'TRACK ID', 'STATUS', 'STATE', 'ATTEMPTS', 'HTTP', 'URL'],
+    ['ID', 'TRACK ID', 'STATUS', 'STATE', 'ATTEMPTS', 'HTTP', 'FAULT', 'URL'],
     deliveries.map((d) => [
       d.id,
       d.trackId,
       d.replayOf ? line`${reportedStatus(d) ?? d.event}${paint(chalk.dim, ' (replay)')}` : (reportedStatus(d) ?? d.event),
-      state(d.state),
-      `${d.attempts.length}/${d.maxRetries + 1}`,
+      shownState(d),
+      `${d.attempts.length}/${attemptsAllowed(d)}`,
       lastOutcome(d),
+      d.fault ? formatCallbackMode(d.fault) : '',
       d.url,
     ]),
   )
@@ -60,12 +77,13 @@ export function deliveryDetails(d: Delivery): Styled {
       ['trackId', d.trackId],
       ['status', reportedStatus(d)],
       ['event', d.event],
-      ['state', state(d.state)],
+      ['state', shownState(d)],
       ['url', d.url],
       ['replay of', d.replayOf],
+      ['fault', faultText(d)],
       ['created', d.createdAt],
-      ['next attempt', d.state === 'pending' ? d.nextAttemptAt : undefined],
-      ['attempts', `${d.attempts.length} of at most ${d.maxRetries + 1}`],
+      ['next attempt', d.state === 'pending' ? (isHeld(d) ? 'after the payment’s next notification' : d.nextAttemptAt) : undefined],
+      ['attempts', `${d.attempts.length} of at most ${attemptsAllowed(d)}`],
     ]),
     line``,
     paint(chalk.bold, 'Request'),

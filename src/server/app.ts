@@ -4,7 +4,9 @@ import type { SandboxService } from '../service/sandbox.js'
 import { installJsonBody } from './body.js'
 import { frameworkError, installErrorHandling } from './errors.js'
 import { installGuard } from './guard.js'
+import type { ClockView } from '../clock/sandbox-clock.js'
 import type { SandboxInfo } from './info.js'
+import type { CheckoutContext } from './routes/checkout.js'
 import { apiRoutes } from './routes/api.js'
 import { checkoutRoutes } from './routes/checkout.js'
 import { lifecycleRoutes } from './routes/lifecycle.js'
@@ -25,6 +27,10 @@ export const DEFAULT_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs:
 export interface AppOptions {
   service: SandboxService
   info: () => SandboxInfo
+  /** The sandbox clock, for health and the pages (default: real time). */
+  clock?: () => ClockView
+  /** What the checkout pages show beyond the payment: the clock, confirmations, expiry. */
+  checkout?: CheckoutContext
   /** One line per request; omit for silence. */
   log?: (line: string) => void
   logError?: (error: unknown) => void
@@ -89,8 +95,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   await app.register(apiRoutes(options.service))
-  await app.register(sandboxRoutes(options.service, options.info))
-  await app.register(checkoutRoutes(options.service))
+  await app.register(sandboxRoutes(options.service, options.info, options.clock))
+  await app.register(checkoutRoutes(options.service, options.checkout))
   await app.register(siteRoutes())
   await app.register(lifecycleRoutes(options.service, options.info, options.onShutdownRequest ?? (() => {})))
   for (const plugin of options.plugins ?? []) await app.register(plugin)

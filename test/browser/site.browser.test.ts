@@ -1,18 +1,14 @@
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Sandbox, startSandbox } from '../../src/index.js'
-
-const CHROMIUM = process.env.PAY_CHROMIUM ?? '/usr/bin/chromium'
+import { launchChromium } from './chromium.js'
 
 describe('the root and the icon', () => {
   let sb: Sandbox
   let browser: Browser
   beforeAll(async () => {
     sb = await startSandbox()
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    })
+    browser = await launchChromium()
   })
   afterAll(async () => {
     await browser?.close()

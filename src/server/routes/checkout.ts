@@ -5,10 +5,22 @@ import { checkoutPage, notFoundPage } from '../../checkout/checkout-page.js'
 import { dashboardPage } from '../../checkout/dashboard-page.js'
 import { pageHeaders } from '../../checkout/layout.js'
 import { checkoutStatus } from '../../checkout/status.js'
+import type { ChainService } from '../../chain/service.js'
+import type { SandboxClock } from '../../clock/sandbox-clock.js'
+import { callbackField } from '../../domain/fault.js'
 import { SandboxError } from '../../domain/outcomes.js'
-import { isFinal, type Outcome } from '../../domain/payment.js'
+import { isFinal, type Outcome, outcomes, paymentStatuses } from '../../domain/payment.js'
 import type { Payment, PaymentStatus } from '../../domain/types.js'
+import type { ExpiryWatch } from '../../service/expiry.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
+import { callbackModeSchema } from '../schemas.js'
+
+/** What the pages show beyond the payment: the sandbox clock, the confirmations needed, when a payment expires. */
+export interface CheckoutContext {
+  clock: SandboxClock
+  chain: ChainService
+  expiry?: ExpiryWatch
+}
 
 const pageParams = {
   type: 'object',
@@ -24,9 +36,10 @@ const pageQuery = {
 const checkoutSimulateBody = {
   type: 'object',
   properties: {
-    outcome: { type: 'string', enum: ['paid', 'unfinalized', 'failed'] },
+    outcome: { type: 'string', enum: outcomes },
     amount: { type: 'number' },
     asset: { type: 'string', enum: [...ASSET_CODES] },
+    callback: callbackModeSchema,
   },
   required: ['outcome'],
   additionalProperties: false,
@@ -44,6 +57,9 @@ const statusResponse = {
     refNumber: { type: 'string' },
     updatedAt: { type: 'string' },
     returnUrl: { type: 'string' },
+    confirmations: { type: 'integer' },
+    confirmationsRequired: { type: 'integer' },
+    expiresAt: { type: 'string' },
   },
   required: ['trackId', 'status', 'final', 'amount', 'updatedAt'],
 } as const
@@ -54,7 +70,7 @@ const dashboardQuery = {
   type: 'object',
   properties: {
     merchant: { type: 'string', maxLength: 128 },
-    status: { type: 'string', enum: ['', 'pending', 'unfinalized', 'paid', 'failed'] },
+    status: { type: 'string', enum: ['', ...paymentStatuses] },
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: DASHBOARD_DEFAULT_LIMIT },
   },
   additionalProperties: false,
@@ -66,6 +82,8 @@ const HEARTBEAT_MS = 15_000
 /** Open event streams by trackId; told of every change by the service. */
 class StatusStreams implements PaymentListener {
   private readonly streams = new Map<string, Set<ServerResponse>>()
+
+  constructor(private readonly send: (res: ServerResponse, payment: Payment) => void) {}
 
   add(trackId: string, res: ServerResponse): void {
     let set = this.streams.get(trackId)
@@ -81,7 +99,7 @@ class StatusStreams implements PaymentListener {
 
   paymentChanged(payment: Payment): void {
     for (const res of this.streams.get(payment.trackId) ?? []) {
-      send(res, payment)
+      this.send(res, payment)
       // A final state never changes again: nothing more will be sent.
       if (isFinal(payment.status)) res.end()
     }
@@ -94,14 +112,19 @@ class StatusStreams implements PaymentListener {
   }
 }
 
-function send(res: ServerResponse, payment: Payment): void {
-  res.write(`event: status\ndata: ${JSON.stringify(checkoutStatus(payment))}\n\n`)
-}
-
 /** The hosted checkout page, its status endpoint and event stream, its sandbox controls, and the dashboard. */
-export function checkoutRoutes(service: SandboxService) {
+export function checkoutRoutes(service: SandboxService, context?: CheckoutContext) {
   return async function (app: FastifyInstance): Promise<void> {
-    const streams = new StatusStreams()
+    const statusOf = (payment: Payment) => checkoutStatus(payment, details(payment))
+    const details = (payment: Payment) => ({
+      ...(context?.expiry && payment.status === 'pending' ? { expiresAt: context.expiry.deadline(payment) } : {}),
+      ...(context && payment.status === 'unfinalized' ? { confirmationsRequired: payment.confirmationsRequired ?? context.chain.required(payment.asset) } : {}),
+    })
+    const send = (res: ServerResponse, payment: Payment): void => {
+      res.write(`event: status\ndata: ${JSON.stringify(statusOf(payment))}\n\n`)
+    }
+    const streams = new StatusStreams(send)
+    const clockView = () => context?.clock.view()
     const unsubscribe = service.onPaymentChanged(streams)
     // Event streams never go idle, so they must be ended before the server can finish closing.
     app.addHook('preClose', async () => streams.closeAll())
@@ -124,10 +147,13 @@ export function checkoutRoutes(service: SandboxService) {
         const payment = findPayment(request.params.trackId)
         if (!payment) return reply.code(404).headers(pageHeaders(false)).send(notFoundPage(request.params.trackId))
         request.outcome = { trackId: payment.trackId }
+        const clock = clockView()
         const page = await checkoutPage({
           payment,
           merchantName: merchantName(payment.merchant),
           ...(request.query.asset !== undefined ? { asset: request.query.asset } : {}),
+          ...details(payment),
+          ...(clock ? { clock } : {}),
         })
         return reply.headers(pageHeaders(true)).send(page)
       },
@@ -137,7 +163,7 @@ export function checkoutRoutes(service: SandboxService) {
       '/pay/:trackId/status',
       { schema: { params: pageParams, response: { 200: statusResponse } } },
       async (request, reply) => {
-        const status = checkoutStatus(service.requirePayment(request.params.trackId))
+        const status = statusOf(service.requirePayment(request.params.trackId))
         return reply.header('cache-control', 'no-store').send(status)
       },
     )
@@ -166,13 +192,14 @@ export function checkoutRoutes(service: SandboxService) {
       })
     })
 
-    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string } }>(
+    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string; callback?: string } }>(
       '/pay/:trackId/simulate',
       { schema: { params: pageParams, body: checkoutSimulateBody, response: { 200: statusResponse } } },
       async (request) => {
         request.outcome = { trackId: request.params.trackId }
-        const payment = await service.simulate(request.params.trackId, { ...request.body, source: 'checkout' })
-        return checkoutStatus(payment)
+        const { callback, ...rest } = request.body
+        const payment = await service.simulate(request.params.trackId, { ...rest, ...callbackField(callback), source: 'checkout' })
+        return statusOf(payment)
       },
     )
 
@@ -186,12 +213,16 @@ export function checkoutRoutes(service: SandboxService) {
         const matching = service.listPayments({ ...(merchant ? { merchant } : {}), ...(status ? { status } : {}) })
         const counts = new Map<string, number>()
         for (const p of service.listPayments({})) counts.set(p.merchant, (counts.get(p.merchant) ?? 0) + 1)
+        const shown = matching.slice(-limit).reverse()
+        const clock = clockView()
         const page = dashboardPage({
-          payments: matching.slice(-limit).reverse(),
+          payments: shown,
           matching: matching.length,
           merchants: service.listMerchants(),
           paymentCounts: counts,
           filter: { ...(merchant ? { merchant } : {}), ...(status ? { status } : {}), limit },
+          verifies: new Map(shown.map((p) => [p.trackId, service.verifiesOf(p.trackId)])),
+          ...(clock ? { clock } : {}),
         })
         return reply.headers(pageHeaders(false)).send(page)
       },

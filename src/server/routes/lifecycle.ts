@@ -5,10 +5,7 @@ import type { SandboxService } from '../../service/sandbox.js'
 import { exportSandbox, importSandbox, resetSandbox } from '../../service/transfer.js'
 import { readImportBody } from '../import-body.js'
 import type { SandboxInfo } from '../info.js'
-import { anyObject } from '../schemas.js'
-
-/** Body-less POSTs send `{}` (src/server/guard.ts reads an empty JSON body as {}). */
-const emptyBody = { type: 'object', additionalProperties: false } as const
+import { anyObject, emptyBody } from '../schemas.js'
 
 /** Hands out each piece in its own turn of the event loop: a fast reader would otherwise drain all in one. */
 async function* oneTurnEach<T>(pieces: Iterable<T>): AsyncGenerator<T> {

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
+import { callbackField } from '../../domain/fault.js'
 import type { Outcome } from '../../domain/payment.js'
 import type { PaymentStatus } from '../../domain/types.js'
 import type { SandboxService } from '../../service/sandbox.js'
+import type { ClockView } from '../../clock/sandbox-clock.js'
 import type { SandboxInfo } from '../info.js'
 import {
   createMerchantBody,
@@ -12,9 +14,9 @@ import {
 } from '../schemas.js'
 
 /** The control API the CLI and scripts use, under /_sandbox. Errors are 4xx `{statusCode, error, message}`. */
-export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo) {
+export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, clock?: () => ClockView) {
   return async function (app: FastifyInstance): Promise<void> {
-    app.get('/_sandbox/health', async () => ({ ok: true, ...info(), counts: service.store.counts() }))
+    app.get('/_sandbox/health', async () => ({ ok: true, ...info(), counts: service.store.counts(), ...(clock ? { clock: clock() } : {}) }))
 
     app.get('/_sandbox/merchants', async () => ({ merchants: service.listMerchants() }))
 
@@ -46,18 +48,20 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo) 
       { schema: { params: trackIdParams } },
       async (request) => {
         const payment = service.requirePayment(request.params.trackId)
-        return { payment, deliveries: service.deliveriesOf(payment.trackId) }
+        return { payment, deliveries: service.deliveriesOf(payment.trackId), verifies: service.verifiesOf(payment.trackId) }
       },
     )
 
-    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string } }>(
+    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string; callback?: string } }>(
       '/_sandbox/payments/:trackId/simulate',
       { schema: { params: trackIdParams, body: simulateBody } },
       async (request) => {
         request.outcome = { trackId: request.params.trackId }
-        const payment = await service.simulate(request.params.trackId, { ...request.body, source: 'control' })
+        const { callback, ...rest } = request.body
+        const payment = await service.simulate(request.params.trackId, { ...rest, ...callbackField(callback), source: 'control' })
         return { payment }
       },
     )
   }
 }
+
