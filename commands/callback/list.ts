@@ -2,11 +2,12 @@ import { Flags } from '@oclif/core'
 import { ClientCommand } from '../../src/cli/base.js'
 import { deliveryTable } from '../../src/cli/deliveries.js'
 import type { Delivery } from '../../src/client/index.js'
+import { deliveryStates } from '../../src/domain/callback.js'
 import { shownDelivery } from '../../src/domain/display.js'
 
 export default class CallbackList extends ClientCommand {
   static override summary = 'List callback deliveries, oldest first'
-  static override description = `One row per delivery: a POST of a status change to the payment's callbackUrl, with its retries. STATUS is the payment status the callback reports; STATE is pending (being sent or waiting for a retry), delivered (a 2xx came back) or failed (no retries left). HTTP is the last attempt's status, or timeout/refused/error.
+  static override description = `One row per delivery: a POST of a status change to the payment's callbackUrl, with its retries. STATUS is the payment status the callback reports; STATE is pending (being sent or waiting for a retry), held (a reordered notification waiting for the payment's next one), delivered (a 2xx came back), failed (no retries left) or dropped (a fault: never sent). FAULT is the fault the sandbox played on it (drop, delay=…, duplicate=…, reorder); \`pay callback show\` says why. HTTP is the last attempt's status, or timeout/refused/error.
 --json writes {"deliveries": [...]} with every attempt: the file support engineers receive and replay with \`pay callback replay --file\`. Passwords and tokens in URLs are masked (user:***@) here as everywhere pay shows a URL; \`pay sandbox export\` keeps them.`
 
   static override examples = [
@@ -18,7 +19,7 @@ export default class CallbackList extends ClientCommand {
 
   static override flags = {
     'track-id': Flags.string({ description: "only this payment's deliveries" }),
-    state: Flags.string({ description: 'only deliveries in this state', options: ['pending', 'delivered', 'failed'] }),
+    state: Flags.string({ description: 'only deliveries in this state', options: deliveryStates }),
     limit: Flags.integer({ description: 'only the newest N', min: 1 }),
   }
 

@@ -5,6 +5,7 @@ import { paint, status, table, truncate } from '../../src/cli/format.js'
 import type { Payment, PaymentStatus } from '../../src/client/index.js'
 import { formatAmount } from '../../src/domain/amount.js'
 import { shownPayment } from '../../src/domain/display.js'
+import { paymentStatuses } from '../../src/domain/payment.js'
 
 export default class PaymentList extends ClientCommand {
   static override summary = 'List payments, oldest first (with --limit, the newest N)'
@@ -15,7 +16,7 @@ export default class PaymentList extends ClientCommand {
   ]
 
   static override flags = {
-    status: Flags.string({ description: 'only payments in this state', options: ['pending', 'unfinalized', 'paid', 'failed'] }),
+    status: Flags.string({ description: 'only payments in this state', options: paymentStatuses }),
     merchant: Flags.string({ description: 'only payments of this merchant API key' }),
     limit: Flags.integer({ description: 'only the newest N', min: 1, max: 100_000 }),
   }

@@ -4,12 +4,14 @@ import { reportedStatus } from '../../src/callbacks/delivery.js'
 import { ClientCommand } from '../../src/cli/base.js'
 import { state } from '../../src/cli/deliveries.js'
 import { fields, line, paint, status, table } from '../../src/cli/format.js'
-import type { Delivery, Payment } from '../../src/client/index.js'
+import type { Delivery, Payment, VerifyJournal } from '../../src/client/index.js'
 import { formatAmount } from '../../src/domain/amount.js'
 import { shownDelivery, shownPayment } from '../../src/domain/display.js'
+import { formatCallbackMode } from '../../src/domain/fault.js'
 
 export default class PaymentShow extends ClientCommand {
-  static override summary = 'Show one payment: its fields, state history and callback deliveries'
+  static override summary = 'Show one payment: its fields, state history, callback deliveries and verify calls'
+  static override description = `Verify calls are the merchant's verify requests for this payment, as the sandbox observed them: time, key (a key this sandbox does not know is shown by its first characters), result and amount answered. The latest 50 are kept, with the count of all. An entry shows once it is written (a verify answer never waits for it), so one made in the last few milliseconds may not show yet.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --json',
@@ -19,7 +21,7 @@ export default class PaymentShow extends ClientCommand {
     trackId: Args.string({ description: 'trackId of the payment', required: true }),
   }
 
-  async run(): Promise<{ payment: Payment; deliveries: Delivery[] }> {
+  async run(): Promise<{ payment: Payment; deliveries: Delivery[]; verifies: VerifyJournal }> {
     const { args, flags } = await this.parse(PaymentShow)
     const client = this.client(flags.url)
     const found = await client.getPayment(args.trackId)
@@ -33,6 +35,7 @@ export default class PaymentShow extends ClientCommand {
         ['paid', payment.paidAmount],
         ['asset', payment.asset],
         ['refNumber', payment.refNumber],
+        ['confirmations', payment.confirmationsRequired !== undefined ? `${payment.confirmations ?? 0} of ${payment.confirmationsRequired}` : undefined],
         ['callback URL', payment.callbackUrl],
         ['return URL', payment.returnUrl],
         ['description', payment.description],
@@ -57,15 +60,34 @@ export default class PaymentShow extends ClientCommand {
     } else {
       this.log(
         table(
-          ['DELIVERY', 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', 'URL'],
+          ['DELIVERY', 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', 'FAULT', 'URL'],
           deliveries.map((d) => {
             const last = d.attempts[d.attempts.length - 1]
             const lastText = last ? (last.status !== undefined ? `HTTP ${last.status}` : (last.error ?? '')) : ''
-            return [d.id, reportedStatus(d) ?? d.event, state(d.state), String(d.attempts.length), lastText, d.url]
+            return [d.id, reportedStatus(d) ?? d.event, state(d.state), String(d.attempts.length), lastText, d.fault ? formatCallbackMode(d.fault) : '', d.url]
           }),
         ),
       )
     }
-    return { payment, deliveries }
+    const verifies = found.verifies ?? { trackId: payment.trackId, count: 0, entries: [] }
+    this.log('')
+    this.log(paint(chalk.bold, `Verify calls${verifies.count > verifies.entries.length ? ` (latest ${verifies.entries.length} of ${verifies.count})` : ''}`))
+    if (verifies.count === 0) {
+      this.log(paint(chalk.dim, '  none yet'))
+    } else {
+      this.log(
+        table(
+          ['AT', 'KEY', 'RESULT', 'AMOUNT', 'STATUS THEN'],
+          verifies.entries.map((e) => [
+            e.at,
+            e.owner ? (e.key ?? '') : paint(chalk.yellow, `${e.key ?? e.keyHint ?? ''} (not the merchant's)`),
+            String(e.result),
+            e.amount === undefined ? '' : formatAmount(e.amount),
+            status(e.status),
+          ]),
+        ),
+      )
+    }
+    return { payment, deliveries, verifies }
   }
 }

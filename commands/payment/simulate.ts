@@ -4,6 +4,7 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, line, paint, parseNumber, status } from '../../src/cli/format.js'
 import type { Payment } from '../../src/client/index.js'
+import { CALLBACK_MODE_RULE, parseCallbackMode } from '../../src/domain/fault.js'
 import { outcomes } from '../../src/domain/payment.js'
 
 export default class PaymentSimulate extends ClientCommand {
@@ -12,12 +13,18 @@ export default class PaymentSimulate extends ClientCommand {
   paid         the customer paid and the payment is final (verify: 100)
   unfinalized  the customer paid, not yet final (verify: 203 with amount); can later become paid or failed
   failed       the customer did not complete the payment (verify: 202)
---amount makes the paid amount differ from the order amount, to test the merchant's amount check.`
+  expired      the time to pay ran out (verify: 202); only a pending payment expires
+An unfinalized payment starts at 0 confirmations and becomes paid once enough blocks are mined (pay chain mine); --outcome paid finalizes it at once.
+--amount makes the paid amount differ from the order amount, to test the merchant's amount check.
+--callback plays a fault on this change's notification: drop (lost), delay=<d> (late, on the sandbox clock), duplicate=<n> (sent n times with the same delivery id), reorder (held back and sent right after the payment's next notification; not for a final outcome), or send.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome unfinalized',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid --amount 9.99',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid --callback drop',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome unfinalized --callback reorder',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid --callback duplicate=3',
   ]
 
   static override args = {
@@ -27,10 +34,11 @@ export default class PaymentSimulate extends ClientCommand {
   static override flags = {
     outcome: Flags.string({
       description: 'what the customer does (picked from a list at a terminal if missing)',
-      options: ['paid', 'unfinalized', 'failed'],
+      options: outcomes,
     }),
     amount: Flags.string({ description: 'amount the customer pays (default: the order amount)' }),
     asset: Flags.string({ description: 'sandbox asset the customer pays with, e.g. BTC' }),
+    callback: Flags.string({ description: `what the sandbox does with this change's notification: ${CALLBACK_MODE_RULE} [default: the sandbox's --callback-mode]` }),
   }
 
   async run(): Promise<Payment> {
@@ -40,11 +48,16 @@ export default class PaymentSimulate extends ClientCommand {
       amount = parseNumber(flags.amount)
       if (amount === undefined) this.fail(`--amount must be a number (got ${JSON.stringify(flags.amount)})`, ExitCode.usage)
     }
+    if (flags.callback !== undefined) {
+      const mode = parseCallbackMode(flags.callback)
+      if ('problem' in mode) this.fail(`--callback: ${mode.problem}`, ExitCode.usage, { code: 'usage' })
+    }
     const outcome = await this.requiredChoice('outcome', flags.outcome, 'What does the customer do?', outcomes)
     const payment = await this.client(flags.url).simulate(args.trackId, {
       outcome,
       ...(amount !== undefined ? { amount } : {}),
       ...(flags.asset !== undefined ? { asset: flags.asset } : {}),
+      ...(flags.callback !== undefined ? { callback: flags.callback } : {}),
     })
     this.log(line`${paint(chalk.green, '✔')} Payment ${payment.trackId} is now ${status(payment.status)}`)
     this.log(
@@ -52,6 +65,8 @@ export default class PaymentSimulate extends ClientCommand {
         ['amount', payment.amount],
         ['paid', payment.paidAmount],
         ['refNumber', payment.refNumber],
+        ['confirmations', payment.status === 'unfinalized' && payment.confirmationsRequired !== undefined ? `${payment.confirmations ?? 0} of ${payment.confirmationsRequired}` : undefined],
+        ['notification', flags.callback],
       ]),
     )
     return payment

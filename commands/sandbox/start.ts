@@ -22,6 +22,8 @@ export default class SandboxStart extends PayCommand {
     'PAY_SANDBOX_PORT=9000 <%= config.bin %> <%= command.id %> --quiet',
     '<%= config.bin %> <%= command.id %> --detach --json',
     '<%= config.bin %> <%= command.id %> --host 0.0.0.0 --allowed-hosts sandbox',
+    '<%= config.bin %> <%= command.id %> --payment-ttl 15m --block-time 30s',
+    '<%= config.bin %> <%= command.id %> --callback-chaos 0.3 --seed 42',
   ]
 
   static override flags = {
@@ -54,6 +56,21 @@ export default class SandboxStart extends PayCommand {
       min: 1,
       max: 1024,
     }),
+    'callback-mode': Flags.string({
+      description: 'what to do with every notification no simulate asked a mode for: send, drop, delay=<d>, duplicate=<n>, reorder [default: send]',
+      env: 'PAY_SANDBOX_CALLBACK_MODE',
+    }),
+    'callback-chaos': Flags.string({
+      description: 'play a fault (drop, delay, duplicate, reorder) on this share of notifications, from 0 to 1, picked by a seeded generator',
+      env: 'PAY_SANDBOX_CALLBACK_CHAOS',
+    }),
+    seed: Flags.integer({ description: 'seed of --callback-chaos: the same seed and the same notifications in the same order get the same faults [default: random, printed]', env: 'PAY_SANDBOX_SEED', min: 0, max: 2 ** 31 - 1 }),
+    'payment-ttl': Flags.string({
+      description: 'pending payments older than this expire (verify: 202, a notification), e.g. 15m [default: never]',
+      env: 'PAY_SANDBOX_PAYMENT_TTL',
+    }),
+    confirmations: Flags.integer({ description: 'confirmations every unfinalized payment needs before it is paid [default: per asset, see pay chain]', env: 'PAY_SANDBOX_CONFIRMATIONS', min: 1, max: 1000 }),
+    'block-time': Flags.string({ description: 'mine a block this often on the sandbox clock, e.g. 30s [default: only when asked]', env: 'PAY_SANDBOX_BLOCK_TIME' }),
     detach: Flags.boolean({
       description: 'run in the background: wait until it answers, print its URL and pid, and exit (log: <data file>.log; stop it with `pay sandbox stop`)',
     }),
@@ -70,6 +87,13 @@ export default class SandboxStart extends PayCommand {
         ...(flags['callback-schedule'] !== undefined ? { schedule: flags['callback-schedule'] } : {}),
         ...(flags['callback-concurrency'] !== undefined ? { concurrency: flags['callback-concurrency'] } : {}),
       })
+    } catch (error) {
+      this.fail((error as Error).message, ExitCode.usage, { code: 'usage' })
+    }
+    const { labOptions, labArgs, describeLab } = await import('../../src/cli/lab-options.js')
+    let lab
+    try {
+      lab = labOptions(flags)
     } catch (error) {
       this.fail((error as Error).message, ExitCode.usage, { code: 'usage' })
     }
@@ -95,6 +119,7 @@ export default class SandboxStart extends PayCommand {
           '--callback-concurrency',
           String(callbacks.concurrency),
           ...(allowedFlag !== undefined ? ['--allowed-hosts', allowedFlag] : []),
+          ...labArgs(lab),
         ],
         say: (line) => this.log(line),
       })
@@ -114,6 +139,7 @@ export default class SandboxStart extends PayCommand {
         host: flags.host,
         dataFile: flags.data,
         callbacks,
+        ...lab,
         allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
         ...(flags.quiet ? {} : { log: out }),
         onShutdownRequest: () => requestStop('shutdown requested'),
@@ -181,6 +207,8 @@ export default class SandboxStart extends PayCommand {
         ['checkout', `${running.url}/pay/<trackId>`],
         ['also answers', allowedHosts === 'all' ? chalk.red('any host name') : allowedFlag],
         ['callbacks', describePolicy(running.callbacks.policy)],
+        ...describeLab(lab),
+        ['clock', running.clock.view().real ? undefined : `${running.clock.view().now} (ahead of real time; pay clock reset)`],
       ]),
     )
     this.log(paint(chalk.dim, 'Ctrl-C to stop'))
