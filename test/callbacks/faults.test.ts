@@ -97,7 +97,13 @@ describe('callback faults asked for by simulate', () => {
     await sb.client.simulate(trackId, { outcome: 'unfinalized', callback: 'reorder' })
     await sb.client.simulate(trackId, { outcome: 'paid', callback: 'drop' })
     const [got] = await rx.waitFor(1)
+    await settle()
+    expect(rx.received).toHaveLength(1)
     expect(got!.json.status).toBe('unfinalized')
+    expect((await sb.client.listDeliveries({ trackId })).map((d) => [d.body.status, d.state])).toEqual([
+      ['unfinalized', 'delivered'],
+      ['paid', 'dropped'],
+    ])
   })
 
   test('a mode that is not one, and reorder of a final outcome, are 400 invalid_field and change nothing', async () => {
