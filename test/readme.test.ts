@@ -26,7 +26,7 @@ test('every command is documented', () => {
     readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]))
   const ids = walk(dir)
     .filter((f) => f.endsWith('.ts'))
-    .map((f) => relative(dir, f).replace(/\.ts$/, '').split('/').join(' '))
+    .map((f) => relative(dir, f).replace(/\.ts$/, '').split('/').join(' ').replace(/ index$/, ''))
   expect(ids.length).toBeGreaterThan(20)
   for (const id of ids) expect(readme, `pay ${id}`).toContain(`pay ${id}`)
 })

@@ -3,12 +3,13 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { deliveryTable } from '../../src/cli/deliveries.js'
 import { fields, line, paint, status, table } from '../../src/cli/format.js'
 import { trackIdArg } from '../../src/cli/track-id.js'
-import type { Delivery, Payment } from '../../src/client/index.js'
+import type { Delivery, Payment, VerifyJournal } from '../../src/client/index.js'
 import { formatAmount } from '../../src/domain/amount.js'
 import { shownDelivery, shownPayment } from '../../src/domain/display.js'
 
 export default class PaymentShow extends ClientCommand {
-  static override summary = 'Show one payment: its fields, state history and callback deliveries'
+  static override summary = 'Show one payment: its fields, state history, callback deliveries and verify calls'
+  static override description = `Verify calls are the merchant's verify requests for this payment, as the sandbox observed them: time, key (a key this sandbox does not know is shown by its first characters), result and amount answered. The latest 50 are kept, with the count of all. An entry shows once it is written (a verify answer never waits for it), so one made in the last few milliseconds may not show yet.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',
     '<%= config.bin %> <%= command.id %> http://127.0.0.1:8787/pay/Xq2w7Zb1Vh0Kc9LmN3pR4s',
@@ -19,7 +20,7 @@ export default class PaymentShow extends ClientCommand {
     trackId: trackIdArg(),
   }
 
-  async run(): Promise<{ payment: Payment; deliveries: Delivery[] }> {
+  async run(): Promise<{ payment: Payment; deliveries: Delivery[]; verifies: VerifyJournal }> {
     const { args, flags } = await this.parse(PaymentShow)
     const client = this.client(flags.url)
     const found = await client.getPayment(args.trackId)
@@ -33,6 +34,7 @@ export default class PaymentShow extends ClientCommand {
         ['paid', payment.paidAmount],
         ['asset', payment.asset],
         ['refNumber', payment.refNumber],
+        ['confirmations', payment.confirmationsRequired !== undefined ? `${payment.confirmations ?? 0} of ${payment.confirmationsRequired}` : undefined],
         ['callback URL', payment.callbackUrl],
         ['return URL', payment.returnUrl],
         ['description', payment.description],
@@ -53,6 +55,25 @@ export default class PaymentShow extends ClientCommand {
     this.log('')
     this.log(paint(chalk.bold, 'Callbacks'))
     this.log(deliveries.length === 0 ? paint(chalk.dim, '  none yet') : deliveryTable(deliveries, { trackId: false }))
-    return { payment, deliveries }
+    const verifies = found.verifies ?? { trackId: payment.trackId, count: 0, entries: [] }
+    this.log('')
+    this.log(paint(chalk.bold, `Verify calls${verifies.count > verifies.entries.length ? ` (latest ${verifies.entries.length} of ${verifies.count})` : ''}`))
+    if (verifies.count === 0) {
+      this.log(paint(chalk.dim, '  none yet'))
+    } else {
+      this.log(
+        table(
+          ['AT', 'KEY', 'RESULT', 'AMOUNT', 'STATUS THEN'],
+          verifies.entries.map((e) => [
+            e.at,
+            e.owner ? (e.key ?? '') : paint(chalk.yellow, `${e.key ?? e.keyHint ?? ''} (not the merchant's)`),
+            String(e.result),
+            e.amount === undefined ? '' : formatAmount(e.amount),
+            status(e.status),
+          ]),
+        ),
+      )
+    }
+    return { payment, deliveries, verifies }
   }
 }

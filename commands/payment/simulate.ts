@@ -7,6 +7,7 @@ import { usage } from '../../src/cli/usage.js'
 import type { Payment } from '../../src/client/index.js'
 import { ASSET_CODES } from '../../src/domain/assets.js'
 import { brief } from '../../src/domain/brief.js'
+import { CALLBACK_MODE_RULE, parseCallbackMode } from '../../src/domain/fault.js'
 import { AMOUNT_RULE, isValidAmount, outcomes } from '../../src/domain/payment.js'
 
 export default class PaymentSimulate extends ClientCommand {
@@ -15,13 +16,19 @@ export default class PaymentSimulate extends ClientCommand {
   paid         the customer paid and the payment is final (verify: 100)
   unfinalized  the customer paid, not yet final (verify: 203 with amount); can later become paid or failed
   failed       the customer did not complete the payment (verify: 202)
---amount makes the paid amount differ from the order amount, to test the merchant's amount check. --amount and --asset describe a payment, so they are refused with --outcome failed.`
+  expired      the time to pay ran out (verify: 202); only a pending payment expires
+An unfinalized payment starts at 0 confirmations and becomes paid once enough blocks are mined (pay chain mine); --outcome paid finalizes it at once.
+--amount makes the paid amount differ from the order amount, to test the merchant's amount check. --amount and --asset describe a payment, so they are refused with --outcome failed or expired.
+--callback plays a fault on this change's notification: drop (lost), delay=<d> (late, on the sandbox clock), duplicate=<n> (sent n times with the same delivery id), reorder (held back and sent right after the payment's next notification; not for a final outcome), or send.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid',
     '<%= config.bin %> <%= command.id %> http://127.0.0.1:8787/pay/Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome unfinalized --asset ETH',
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid --amount 9.99',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid --callback drop',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome unfinalized --callback reorder',
+    '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid --callback duplicate=3',
   ]
 
   static override args = {
@@ -35,6 +42,7 @@ export default class PaymentSimulate extends ClientCommand {
     }),
     amount: Flags.string({ description: `amount the customer pays: ${AMOUNT_RULE} (default: the order amount)` }),
     asset: Flags.string({ description: 'sandbox asset the customer pays with', options: ASSET_CODES }),
+    callback: Flags.string({ description: `what the sandbox does with this change's notification: ${CALLBACK_MODE_RULE} [default: the sandbox's --callback-mode]` }),
   }
 
   async run(): Promise<Payment> {
@@ -48,16 +56,21 @@ export default class PaymentSimulate extends ClientCommand {
         )
       }
     }
+    if (flags.callback !== undefined) {
+      const mode = parseCallbackMode(flags.callback)
+      if ('problem' in mode) throw usage(`--callback: ${mode.problem}`)
+    }
     const outcome = await this.requiredChoice('outcome', flags.outcome, 'What does the customer do?', outcomes)
-    if (outcome === 'failed') {
+    if (outcome === 'failed' || outcome === 'expired') {
       for (const flag of ['amount', 'asset'] as const) {
-        if (flags[flag] !== undefined) this.refuseTogether(flag, 'does nothing with --outcome failed: the customer pays nothing')
+        if (flags[flag] !== undefined) this.refuseTogether(flag, `does nothing with --outcome ${outcome}: the customer pays nothing`)
       }
     }
     const payment = await this.client(flags.url).simulate(args.trackId, {
       outcome,
       ...(amount !== undefined ? { amount } : {}),
       ...(flags.asset !== undefined ? { asset: flags.asset } : {}),
+      ...(flags.callback !== undefined ? { callback: flags.callback } : {}),
     })
     this.log(line`${paint(chalk.green, '✔')} Payment ${payment.trackId} is now ${status(payment.status)}`)
     this.log(
@@ -66,6 +79,8 @@ export default class PaymentSimulate extends ClientCommand {
         ['paid', payment.paidAmount],
         ['asset', payment.asset],
         ['refNumber', payment.refNumber],
+        ['confirmations', payment.status === 'unfinalized' && payment.confirmationsRequired !== undefined ? `${payment.confirmations ?? 0} of ${payment.confirmationsRequired}` : undefined],
+        ['notification', flags.callback],
       ]),
     )
     return payment

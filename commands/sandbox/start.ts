@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { usage } from '../../src/cli/usage.js'
 import { fields, line, paint } from '../../src/cli/format.js'
 import { forTerminal, inertJson } from '../../src/domain/display.js'
 
@@ -24,6 +25,8 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     '<%= config.bin %> <%= command.id %> --detach --json',
     'PAY_SANDBOX_URL=http://127.0.0.1:9000 <%= config.bin %> <%= command.id %> --detach && <%= config.bin %> sandbox status',
     '<%= config.bin %> <%= command.id %> --host 0.0.0.0 --allowed-hosts sandbox',
+    '<%= config.bin %> <%= command.id %> --payment-ttl 15m --block-time 30s',
+    '<%= config.bin %> <%= command.id %> --callback-chaos 0.3 --seed 42',
   ]
 
   static override flags = {
@@ -67,6 +70,21 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     'export-on-exit': Flags.string({
       description: 'write an export file of the state when the sandbox stops (Ctrl-C, SIGTERM, pay sandbox stop); a failed write is exit 1',
     }),
+    'callback-mode': Flags.string({
+      description: 'what to do with every notification no simulate asked a mode for: send, drop, delay=<d>, duplicate=<n>, reorder [default: send]',
+      env: 'PAY_SANDBOX_CALLBACK_MODE',
+    }),
+    'callback-chaos': Flags.string({
+      description: 'play a fault (drop, delay, duplicate, reorder) on this share of notifications, from 0 to 1, picked by a seeded generator',
+      env: 'PAY_SANDBOX_CALLBACK_CHAOS',
+    }),
+    seed: Flags.integer({ description: 'seed of --callback-chaos: the same seed and the same notifications in the same order get the same faults [default: random, printed]', env: 'PAY_SANDBOX_SEED', min: 0, max: 2 ** 31 - 1 }),
+    'payment-ttl': Flags.string({
+      description: 'pending payments older than this expire (verify: 202, a notification), e.g. 15m [default: never]',
+      env: 'PAY_SANDBOX_PAYMENT_TTL',
+    }),
+    confirmations: Flags.integer({ description: 'confirmations every unfinalized payment needs before it is paid [default: per asset, see pay chain]', env: 'PAY_SANDBOX_CONFIRMATIONS', min: 1, max: 1000 }),
+    'block-time': Flags.string({ description: 'mine a block this often on the sandbox clock, e.g. 30s [default: only when asked]', env: 'PAY_SANDBOX_BLOCK_TIME' }),
     detach: Flags.boolean({
       description: 'run in the background: wait until it answers, print its URL and pid, and exit (log: <data file>.log; stop it with `pay sandbox stop`)',
     }),
@@ -82,6 +100,13 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     const { callbacks, allowedHosts, allowedFlag } = await serveOptions(flags)
     const { describePolicy } = await import('../../src/callbacks/schedule.js')
     const seed = flags.import !== undefined ? await readImportFlag(flags.import) : undefined
+    const { labOptions, labArgs, describeLab } = await import('../../src/cli/lab-options.js')
+    let lab
+    try {
+      lab = labOptions(flags)
+    } catch (error) {
+      throw usage((error as Error).message)
+    }
     if (flags.detach) {
       const { startDetached } = await import('../../src/cli/detach.js')
       const { resolve } = await import('node:path')
@@ -102,6 +127,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
           ...(allowedFlag !== undefined ? ['--allowed-hosts', allowedFlag] : []),
           ...(flags.import !== undefined ? ['--import', resolve(flags.import)] : []),
           ...(flags['export-on-exit'] !== undefined ? ['--export-on-exit', resolve(flags['export-on-exit'])] : []),
+          ...labArgs(lab),
         ],
         say: (line) => this.log(line),
       })
@@ -120,6 +146,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         host,
         dataFile: flags.data,
         callbacks,
+        ...lab,
         allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
         ...(seed !== undefined ? { seed } : {}),
         ...(flags.quiet ? {} : { log: out }),
@@ -168,6 +195,8 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         ['checkout', `${running.url}/pay/<trackId>`],
         ['also answers', allowedHosts === 'all' ? chalk.red('any host name') : allowedFlag],
         ['callbacks', describePolicy(running.callbacks.policy)],
+        ...describeLab(lab),
+        ['clock', running.clock.view().real ? undefined : `${running.clock.view().now} (ahead of real time; pay clock reset)`],
       ]),
     )
     this.log(paint(chalk.dim, 'Ctrl-C to stop'))

@@ -1,5 +1,7 @@
 import { CALLBACK_EVENT, type Notification, type NotifiedStatus } from '../domain/callback.js'
-import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
+import { paysSomething } from '../domain/payment.js'
+import { copiesOf } from '../domain/fault.js'
+import type { Delivery, DeliveryAttempt, DeliveryFault, Payment } from '../domain/types.js'
 import { version } from '../version.js'
 import { type CallbackPolicy, MAX_RETRIES, retryDelay } from './schedule.js'
 import type { SendResult } from './send.js'
@@ -19,15 +21,15 @@ export function notificationOf(payment: Payment & { status: NotifiedStatus }): N
     trackId: payment.trackId,
     status: payment.status,
     amount: payment.amount,
-    ...(payment.status !== 'failed' && payment.paidAmount !== undefined ? { paidAmount: payment.paidAmount } : {}),
-    ...(payment.status !== 'failed' && payment.asset !== undefined ? { asset: payment.asset } : {}),
+    ...(paysSomething(payment.status) && payment.paidAmount !== undefined ? { paidAmount: payment.paidAmount } : {}),
+    ...(paysSomething(payment.status) && payment.asset !== undefined ? { asset: payment.asset } : {}),
     occurredAt: payment.updatedAt,
     sandbox: true,
   }
 }
 
 export function isNotified(payment: Payment): payment is Payment & { status: NotifiedStatus } {
-  return payment.status === 'unfinalized' || payment.status === 'paid' || payment.status === 'failed'
+  return payment.status !== 'pending'
 }
 
 /** Headers of every attempt of a delivery (Content-Length, Host and Connection are added by Node). */
@@ -53,6 +55,10 @@ export function bodyText(delivery: Delivery): string {
   return JSON.stringify(delivery.body)
 }
 
+/**
+ * A new delivery, due at once unless its fault says otherwise: a dropped one is never sent, a reordered one is
+ * held (no due time) until the payment's next notification is sent, a delayed one is due after its delay.
+ */
 export function newDelivery(input: {
   id: string
   trackId: string
@@ -62,7 +68,10 @@ export function newDelivery(input: {
   maxRetries: number
   now: string
   replayOf?: string
+  fault?: DeliveryFault
 }): Delivery {
+  const { fault } = input
+  const due = fault?.mode === 'delay' ? new Date(Date.parse(input.now) + (fault.delayMs ?? 0)).toISOString() : input.now
   return {
     id: input.id,
     trackId: input.trackId,
@@ -70,14 +79,30 @@ export function newDelivery(input: {
     event: input.event,
     body: input.body,
     headers: deliveryHeaders(input.id, input.event, input.replayOf),
-    state: 'pending',
+    state: fault?.mode === 'drop' ? 'dropped' : 'pending',
     attempts: [],
     maxRetries: input.maxRetries,
-    nextAttemptAt: input.now,
+    ...(fault?.mode === 'drop' || fault?.mode === 'reorder' ? {} : { nextAttemptAt: due }),
     ...(input.replayOf !== undefined ? { replayOf: input.replayOf } : {}),
+    ...(fault !== undefined ? { fault } : {}),
     createdAt: input.now,
     updatedAt: input.now,
   }
+}
+
+/** A reordered notification still held back for the payment's next one. */
+export function isHeld(delivery: Delivery): boolean {
+  return delivery.state === 'pending' && delivery.fault?.mode === 'reorder' && delivery.nextAttemptAt === undefined && attemptsOf(delivery).length === 0
+}
+
+/** The delivery released from being held: due now. */
+export function released(delivery: Delivery, now: string): Delivery {
+  return { ...delivery, nextAttemptAt: now, updatedAt: notBefore(new Date(now), delivery.createdAt, delivery.updatedAt) }
+}
+
+/** Attempts a delivery may make in all: its copies, then its retries. */
+export function maxAttempts(delivery: Pick<Delivery, 'maxRetries' | 'fault'>, policy: Pick<CallbackPolicy, 'retries'>): number {
+  return copiesOf(delivery) + retriesOf(delivery, policy)
 }
 
 /** A replay: the same body to `url`, one attempt, linked to the original. */
@@ -109,10 +134,25 @@ export function withAttempt(delivery: Delivery, result: SendResult, at: Date, po
   const attempts = [...made, attempt]
   const { nextAttemptAt: _, ...rest } = delivery
   const updatedAt = notBefore(now, delivery.createdAt, delivery.updatedAt)
-  if (result.ok) return { ...rest, attempts, state: 'delivered', updatedAt }
-  if (attempts.length > retriesOf(delivery, policy)) return { ...rest, attempts, state: 'failed', updatedAt }
-  const wait = retryDelay(policy, attempts.length)
+  const copies = copiesOf(delivery)
+  // The copies of a duplicate all go, whatever the answers: the sender never saw them.
+  if (attempts.length < copies) return { ...rest, attempts, state: 'pending', nextAttemptAt: updatedAt, updatedAt }
+  if (result.ok || (copies > 1 && attempts.some(answered2xx))) return { ...rest, attempts, state: 'delivered', updatedAt }
+  if (attempts.length >= maxAttempts(delivery, policy)) return { ...rest, attempts, state: 'failed', updatedAt }
+  const wait = retryDelay(policy, attempts.length - copies + 1)
   return { ...rest, attempts, state: 'pending', nextAttemptAt: new Date(now.getTime() + wait).toISOString(), updatedAt }
+}
+
+/** Wait before the next attempt of a pending delivery that has just made one: none between copies. */
+export function nextWait(delivery: Delivery, policy: Pick<CallbackPolicy, 'scheduleMs'>): number {
+  const made = attemptsOf(delivery).length
+  const copies = copiesOf(delivery)
+  return made < copies ? 0 : retryDelay(policy, made - copies + 1)
+}
+
+/** An attempt the receiver answered with a 2xx. */
+export function answered2xx(attempt: DeliveryAttempt): boolean {
+  return attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300 && attempt.error === undefined
 }
 
 /** The attempts recorded so far ([] when the stored value is not a list). */

@@ -1,34 +1,49 @@
+import { SandboxClock, type Timer } from '../clock/sandbox-clock.js'
 import { REPLAY_URL_MAX } from '../domain/callback.js'
+import { type CallbackMode, type ChaosSettings, chaosPick, faultOf, FaultReason, formatCallbackMode, seededRandom } from '../domain/fault.js'
 import { newDeliveryId } from '../domain/ids.js'
 import { SandboxError } from '../domain/outcomes.js'
+import { isFinal } from '../domain/payment.js'
 import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
 import { isValidUrl } from '../domain/validate.js'
-import type { PaymentListener } from '../service/sandbox.js'
+import type { PaymentChange, PaymentListener } from '../service/sandbox.js'
 import type { Store } from '../store/store.js'
 import {
   attemptHeaders,
   attemptsOf,
   bodyText,
   CALLBACK_EVENT,
+  isHeld,
   isNotified,
+  maxAttempts,
   newDelivery,
+  nextWait,
   notificationOf,
   replayDelivery,
   reportedStatus,
-  retriesOf,
   withAttempt,
 } from './delivery.js'
-import { type CallbackPolicy, formatDuration, longestWait, resolvePolicy, retryDelay } from './schedule.js'
+import { type CallbackPolicy, formatDuration, longestWait, resolvePolicy } from './schedule.js'
 import { type SendResult, sendCallback } from './send.js'
+
+/** What the sandbox does with notifications nobody asked a mode for (`pay sandbox start --callback-mode`, `--callback-chaos`). */
+export interface CallbackFaults {
+  /** The mode of every notification that has no mode of its own (default: send). */
+  mode?: CallbackMode
+  /** A fault picked by a seeded generator for a share of notifications. */
+  chaos?: ChaosSettings
+}
 
 export interface DispatcherOptions {
   store: Store
   policy?: Partial<CallbackPolicy>
+  faults?: CallbackFaults
   /** One line per attempt; omit for silence. */
   log?: (line: string) => void
   /** Trouble worth seeing even without the request log: a delivery or attempt that could not be recorded. */
   warn?: (line: string) => void
-  now?: () => Date
+  /** The sandbox clock: times, and the waits between attempts. */
+  clock?: SandboxClock
 }
 
 /**
@@ -37,13 +52,18 @@ export interface DispatcherOptions {
  */
 interface Job {
   id: string
-  /** performance.now() when the next attempt is due: monotonic, unmoved by changes to the wall clock. */
+  trackId: string
+  /** Sandbox time (ms) when the next attempt is due, to put due jobs in line. */
   dueAt: number
   /** Order of creation: among jobs due at the same moment, the older goes first. */
   seq: number
   /** Attempts made whose record failed; they are written with the next record that succeeds. */
   unrecorded: DeliveryAttempt[]
-  timer?: NodeJS.Timeout
+  timer?: Timer
+  /** The turn a clock timer started: settled once its attempt is recorded (an advance of the clock waits for it). */
+  turn?: { promise: Promise<void>; resolve: () => void }
+  /** Held back (reorder) until the payment's next notification has been sent. */
+  held?: boolean
 }
 
 /**
@@ -55,10 +75,12 @@ interface Job {
  */
 export class CallbackDispatcher implements PaymentListener {
   readonly policy: CallbackPolicy
+  readonly faults: Readonly<CallbackFaults>
   private readonly store: Store
   private readonly log: (line: string) => void
   private readonly warn: (line: string) => void
-  private readonly now: () => Date
+  private readonly clock: SandboxClock
+  private readonly random: (() => number) | undefined
   /** Every delivery waiting for its next attempt, waiting for a slot, being sent or being recorded. */
   private readonly jobs = new Map<string, Job>()
   /** Due jobs waiting for a slot, earliest due first. */
@@ -73,17 +95,24 @@ export class CallbackDispatcher implements PaymentListener {
   constructor(options: DispatcherOptions) {
     this.store = options.store
     this.policy = resolvePolicy(options.policy)
+    this.faults = { ...options.faults }
     this.log = safely(options.log)
     this.warn = safely(options.warn)
-    this.now = options.now ?? (() => new Date())
+    this.clock = options.clock ?? new SandboxClock()
+    this.random = options.faults?.chaos ? seededRandom(options.faults.chaos.seed) : undefined
+  }
+
+  private now(): Date {
+    return this.clock.now()
   }
 
   /**
-   * PaymentListener: records the notification in the same journal batch as the status change (both are
-   * durable, or neither is), then sends it in the background.
+   * PaymentListener: on a change of status, records the notification in the same journal batch as the change
+   * (both are durable, or neither is), with the fault asked for, then sends it in the background as the fault
+   * says.
    */
-  async recordWith(payment: Payment): Promise<void> {
-    if (!isNotified(payment)) return
+  async recordWith(payment: Payment, change: PaymentChange): Promise<void> {
+    if (!isNotified(payment) || change.previous.status === payment.status) return
     const body = notificationOf(payment)
     const delivery = newDelivery({
       id: this.newId(),
@@ -93,24 +122,82 @@ export class CallbackDispatcher implements PaymentListener {
       body: { ...body },
       maxRetries: this.policy.retries,
       now: this.now().toISOString(),
+      ...this.faultFor(payment, change.callback),
     })
     await this.put(delivery)
-    if (!this.stopped) this.schedule(this.track(delivery.id), 0)
+    if (this.stopped) return
+    const job = this.track(delivery)
+    if (delivery.state === 'dropped') {
+      // Lost on the way: whatever waited for this notification goes now.
+      this.forget(job)
+      this.releaseHeld(job)
+    } else if (isHeld(delivery)) {
+      job.held = true
+    } else {
+      this.schedule(job, delivery.fault?.mode === 'delay' ? (delivery.fault.delayMs ?? 0) : 0)
+    }
+  }
+
+  /** The fault a new notification gets: the one asked for, else chaos's pick, else the sandbox's default. */
+  private faultFor(payment: Payment, requested: CallbackMode | undefined): { fault?: NonNullable<Delivery['fault']> } {
+    const final = isFinal(payment.status)
+    let mode: CallbackMode | undefined
+    let reason: string = FaultReason.requested
+    if (requested !== undefined) mode = requested
+    else {
+      if (this.random && this.faults.chaos) {
+        const pick = chaosPick(this.random, this.faults.chaos.rate, final)
+        if (pick.mode !== 'send') {
+          mode = pick
+          reason = FaultReason.chaos(this.faults.chaos.seed)
+        }
+      }
+      if (mode === undefined && this.faults.mode !== undefined) {
+        mode = this.faults.mode
+        reason = FaultReason.sandboxDefault
+      }
+    }
+    // A final payment has no next notification to wait for: held, it would never go.
+    if (mode === undefined || (mode.mode === 'reorder' && final)) return {}
+    const fault = faultOf(mode, reason)
+    return fault ? { fault } : {}
+  }
+
+  /** PaymentListener: after a reset or import, notifications held for a payment that is gone are let go. */
+  paymentsReplaced(): void {
+    for (const job of this.jobs.values()) if (job.held && !this.store.latest.getDelivery(job.id)) this.forget(job)
   }
 
   /**
-   * Schedules every pending delivery in the store. A stored due time is wall-clock time and may be anywhere (the
-   * clock was changed, the file edited): none is put off longer than the policy's longest wait.
+   * Schedules every pending delivery in the store. A stored due time may be anywhere (the clock was changed, the
+   * file edited): none is put off longer than the policy's longest wait, or a delayed one's delay. A reordered
+   * notification stays held unless a later notification of its payment was sent meanwhile.
    */
   resume(): number {
     const now = this.now().getTime()
     const longest = longestWait(this.policy)
     let count = 0
-    for (const d of this.store.listDeliveries()) {
+    const deliveries = this.store.listDeliveries()
+    const sentLater = new Set<string>()
+    // Walking backwards: a held delivery is released when a later one of its payment went out (or was dropped).
+    const releasedAt = new Set<string>()
+    for (let i = deliveries.length - 1; i >= 0; i--) {
+      const d = deliveries[i]!
+      if (d.replayOf !== undefined) continue
+      if (isHeld(d) && sentLater.has(d.trackId)) releasedAt.add(d.id)
+      if (d.state === 'dropped' || attemptsOf(d).length > 0) sentLater.add(d.trackId)
+    }
+    for (const d of deliveries) {
       if (d.state !== 'pending' || this.jobs.has(d.id)) continue
-      const wait = typeof d.nextAttemptAt === 'string' ? Date.parse(d.nextAttemptAt) - now : 0
-      this.schedule(this.track(d.id), Number.isFinite(wait) ? Math.min(Math.max(wait, 0), longest) : 0)
+      const job = this.track(d)
       count++
+      if (isHeld(d) && !releasedAt.has(d.id)) {
+        job.held = true
+        continue
+      }
+      const cap = d.fault?.mode === 'delay' && attemptsOf(d).length === 0 ? Math.max(longest, d.fault.delayMs ?? 0) : longest
+      const wait = typeof d.nextAttemptAt === 'string' ? Date.parse(d.nextAttemptAt) - now : 0
+      this.schedule(job, Number.isFinite(wait) ? Math.min(Math.max(wait, 0), cap) : 0)
     }
     return count
   }
@@ -138,7 +225,10 @@ export class CallbackDispatcher implements PaymentListener {
   /** Cancels waiting retries and aborts attempts in flight; their deliveries stay pending for the next start. */
   async stop(): Promise<void> {
     this.stopped = true
-    for (const job of this.jobs.values()) clearTimeout(job.timer)
+    for (const job of this.jobs.values()) {
+      job.timer?.cancel()
+      job.turn?.resolve()
+    }
     this.jobs.clear()
     this.ready.length = 0
     for (const controller of this.inflight.keys()) controller.abort()
@@ -174,20 +264,33 @@ export class CallbackDispatcher implements PaymentListener {
     throw new SandboxError('notFound', `no delivery or payment with id ${ref}`)
   }
 
-  private track(id: string): Job {
-    const job: Job = { id, dueAt: 0, seq: this.seq++, unrecorded: [] }
-    this.jobs.set(id, job)
+  private track(d: Pick<Delivery, 'id' | 'trackId'>): Job {
+    const job: Job = { id: d.id, trackId: d.trackId, dueAt: 0, seq: this.seq++, unrecorded: [] }
+    this.jobs.set(d.id, job)
     return job
   }
 
   private forget(job: Job): void {
-    clearTimeout(job.timer)
+    job.timer?.cancel()
+    job.turn?.resolve()
     this.jobs.delete(job.id)
   }
 
-  /** Makes the job due `wait` ms from now, on the monotonic clock of timers. */
+  /** The payment's notifications held back for a later one than `after`: they go now, oldest first. */
+  private releaseHeld(after: Job): void {
+    for (const job of this.jobs.values()) {
+      if (!job.held || job.trackId !== after.trackId || job.seq > after.seq) continue
+      job.held = false
+      this.schedule(job, 0)
+    }
+  }
+
+  /**
+   * Makes the job due `wait` ms from now on the sandbox clock's timers: a wall clock set back does not delay it,
+   * and advancing the sandbox clock past it sends it at once.
+   */
   private schedule(job: Job, wait: number): void {
-    job.dueAt = performance.now() + wait
+    job.dueAt = this.clock.nowMs() + wait
     if (wait <= 0) {
       this.line(job)
       // setImmediate: the API reply that caused this goes out first.
@@ -200,12 +303,15 @@ export class CallbackDispatcher implements PaymentListener {
       }
       return
     }
-    job.timer = setTimeout(() => {
+    job.timer = this.clock.after(wait, () => {
       job.timer = undefined
+      let resolve!: () => void
+      const promise = new Promise<void>((r) => (resolve = r))
+      job.turn = { promise, resolve }
       this.line(job)
       this.drain()
-    }, wait)
-    job.timer.unref()
+      return promise
+    })
   }
 
   /** Puts a due job in line, by due time and then by age. */
@@ -240,6 +346,8 @@ export class CallbackDispatcher implements PaymentListener {
       this.sending--
       this.drain()
     }
+    const turn = job.turn
+    job.turn = undefined
     try {
       const stored = this.store.getDelivery(job.id)
       if (!stored || stored.state !== 'pending') return this.forget(job)
@@ -258,14 +366,17 @@ export class CallbackDispatcher implements PaymentListener {
       if (await this.record(next)) job.unrecorded = []
       else job.unrecorded = attemptsOf(next).slice(recorded)
       if (this.stopped) return
+      // Its first attempt is out: notifications of the payment held back for a later one go now.
+      if (recorded === 0 && current.replayOf === undefined) this.releaseHeld(job)
       // Done in memory even if not on disk: an unrecorded delivery stays pending there and resumes at next start.
       if (next.state !== 'pending') return this.forget(job)
-      this.schedule(job, retryDelay(this.policy, attemptsOf(next).length))
+      this.schedule(job, nextWait(next, this.policy))
     } catch (error) {
       this.forget(job)
       this.warn(`${clock()} CALLBACK ${shown(job.id)} dropped until the next start: ${messageOf(error)}`)
     } finally {
       release()
+      turn?.resolve()
     }
   }
 
@@ -292,7 +403,7 @@ export class CallbackDispatcher implements PaymentListener {
   /** The delivery with the attempt added, logged. */
   private settle(delivery: Delivery, sent: { result: SendResult; startedAt: Date }): Delivery {
     const next = withAttempt(delivery, sent.result, sent.startedAt, this.policy, this.now())
-    this.log(attemptLine(next, sent.result, retriesOf(next, this.policy), retryDelay(this.policy, attemptsOf(next).length)))
+    this.log(attemptLine(next, sent.result, maxAttempts(next, this.policy), nextWait(next, this.policy)))
     return next
   }
 
@@ -305,7 +416,7 @@ export class CallbackDispatcher implements PaymentListener {
       const number = attemptsOf(next).length
       const then =
         next.state === 'pending'
-          ? `the next attempt follows the schedule (in ${formatDuration(retryDelay(this.policy, number))})`
+          ? `the next attempt follows the schedule (in ${formatDuration(nextWait(next, this.policy))})`
           : `no further attempt until the next start, where it resumes as pending`
       this.warn(`${clock()} CALLBACK ${shown(next.id)} attempt ${number} not recorded: ${messageOf(error)}; ${then}`)
       return false
@@ -334,7 +445,7 @@ function clock(): string {
 }
 
 /** `12:00:01.234 CALLBACK POST <url> 200 trackId=… status=paid delivery=dlv_… attempt=1/4 3.2ms delivered` */
-function attemptLine(d: Delivery, result: SendResult, retries: number, wait: number): string {
+function attemptLine(d: Delivery, result: SendResult, attempts: number, wait: number): string {
   const last = attemptsOf(d).at(-1)
   const parts = [clock(), 'CALLBACK', 'POST', shown(d.url), result.status !== undefined ? String(result.status) : '---']
   parts.push(`trackId=${shown(d.trackId)}`)
@@ -342,7 +453,8 @@ function attemptLine(d: Delivery, result: SendResult, retries: number, wait: num
   if (reported) parts.push(`status=${shown(reported)}`)
   parts.push(`delivery=${shown(d.id)}`)
   if (d.replayOf) parts.push(`replayOf=${shown(d.replayOf)}`)
-  parts.push(`attempt=${last?.attempt ?? '?'}/${retries + 1}`)
+  parts.push(`attempt=${last?.attempt ?? '?'}/${attempts}`)
+  if (d.fault) parts.push(`fault=${shown(formatCallbackMode(d.fault))}`)
   parts.push(`${result.durationMs.toFixed(1)}ms`)
   const error = result.error ?? 'not delivered'
   if (d.state === 'delivered') parts.push('delivered')

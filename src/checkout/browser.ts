@@ -9,11 +9,14 @@ export function checkoutScript(): void {
     status: string
     final: boolean
     returnUrl?: string
+    confirmations?: number
   }
   let root = document.getElementById('checkout')
   if (!root) return
   const base = `/pay/${encodeURIComponent(root.dataset.trackId ?? '')}`
-  let current = root.dataset.status ?? ''
+  // The page is drawn again when the status changes, or the confirmations of an unfinalized payment.
+  const stateOf = (status: string, confirmations: unknown): string => `${status}:${String(confirmations ?? 0)}`
+  let current = stateOf(root.dataset.status ?? '', root.dataset.confirmations)
   let busy = false
 
   const reveal = (scope: ParentNode): void => {
@@ -31,13 +34,14 @@ export function checkoutScript(): void {
   }
   const setBusy = (on: boolean): void => {
     busy = on
-    document.querySelectorAll<HTMLButtonElement>('[data-outcome], .other button').forEach((b) => (b.disabled = on))
+    document.querySelectorAll<HTMLButtonElement>('[data-outcome], [data-mine], .other button').forEach((b) => (b.disabled = on))
   }
 
   /** Re-renders the page for a new status, from the server, keeping keyboard focus on the status. */
   const show = async (next: Status): Promise<void> => {
-    if (next.status === current) return
-    current = next.status
+    const state = stateOf(next.status, next.confirmations)
+    if (state === current) return
+    current = state
     const hadFocus = root !== null && root.contains(document.activeElement)
     try {
       const res = await fetch(location.pathname, { headers: { accept: 'text/html' } })
@@ -70,6 +74,8 @@ export function checkoutScript(): void {
     const body: Record<string, unknown> = { outcome }
     if (asset) body.asset = asset
     if (amount !== undefined) body.amount = amount
+    const mode = document.querySelector<HTMLSelectElement>('#callback-mode')?.value
+    if (mode) body.callback = mode
     setBusy(true)
     try {
       const res = await fetch(`${base}/simulate`, {
@@ -89,6 +95,30 @@ export function checkoutScript(): void {
       showError('The sandbox did not answer. Is it still running?')
       setBusy(false)
     }
+  }
+
+  /** Mines one block for the whole sandbox chain; the page follows the confirmations over its event stream. */
+  const mine = async (): Promise<void> => {
+    if (busy) return
+    showError('')
+    setBusy(true)
+    try {
+      const res = await fetch('/_sandbox/chain/mine', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ blocks: 1 }),
+      })
+      if (!res.ok) {
+        const data = (await res.json().catch(() => ({}))) as { message?: string }
+        showError(data.message ?? `The sandbox answered HTTP ${res.status}.`)
+      } else {
+        const status = await fetch(`${base}/status`, { headers: { accept: 'application/json' } })
+        if (status.ok) await show((await status.json()) as Status)
+      }
+    } catch {
+      showError('The sandbox did not answer. Is it still running?')
+    }
+    setBusy(false)
   }
 
   const copy = async (id: string, button: HTMLButtonElement): Promise<void> => {
@@ -116,6 +146,7 @@ export function checkoutScript(): void {
     if (!button) return
     if (button.dataset.copy) void copy(button.dataset.copy, button)
     else if (button.dataset.outcome) void act(button.dataset.outcome)
+    else if (button.hasAttribute('data-mine')) void mine()
   })
   document.addEventListener('submit', (event) => {
     const form = event.target

@@ -12,6 +12,7 @@ import {
   smallestUnit,
   type SandboxAsset,
 } from './assets.js'
+import type { ClockView } from '../clock/sandbox-clock.js'
 import { html, type SafeHtml } from './html.js'
 import { layout } from './layout.js'
 import { qrSvg } from './qr.js'
@@ -22,6 +23,12 @@ export interface CheckoutPageInput {
   merchantName: string
   /** Asset to show first (from `?asset=`); ignored when unknown. */
   asset?: string
+  /** The sandbox clock, shown in the banner when it is not at real time. */
+  clock?: ClockView
+  /** When a pending payment expires (ms, sandbox clock), with a time to live. */
+  expiresAt?: number
+  /** Confirmations an unfinalized payment needs. */
+  confirmationsRequired?: number
 }
 
 /** The hosted checkout page for one payment, in whatever state it is. */
@@ -31,10 +38,11 @@ export async function checkoutPage(input: CheckoutPageInput): Promise<string> {
   const chosen = findAsset(payment.asset) ?? findAsset(input.asset) ?? findAsset(DEFAULT_ASSET)!
   let paySection: SafeHtml
   if (payment.status === 'pending') paySection = await choosePayment(payment, chosen)
-  else if (payment.status === 'unfinalized') paySection = confirming(payment, chosen)
+  else if (payment.status === 'unfinalized') paySection = confirming(payment, chosen, input.confirmationsRequired)
   else paySection = result(payment, merchantName)
+  const expires = payment.status === 'pending' && input.expiresAt !== undefined && Number.isFinite(input.expiresAt) ? new Date(input.expiresAt).toISOString() : undefined
 
-  const body = html`<div id="checkout" data-track-id="${payment.trackId}" data-status="${payment.status}" data-final="${String(final)}" data-asset="${chosen.code}">
+  const body = html`<div id="checkout" data-track-id="${payment.trackId}" data-status="${payment.status}" data-final="${String(final)}" data-asset="${chosen.code}" data-confirmations="${String(payment.confirmations ?? 0)}">
 <section class="card" aria-labelledby="order-heading">
 <h1 id="order-heading"><span class="muted">Pay</span> ${merchantName}</h1>
 <p class="amount">${formatUsd(payment.amount)} <span class="muted">USD</span></p>
@@ -42,6 +50,7 @@ ${payment.description !== undefined && payment.description !== '' ? html`<p clas
 <dl class="meta">
 <dt>Order</dt><dd><code>${payment.trackId}</code></dd>
 <dt>Status</dt><dd><span id="status-heading" tabindex="-1" class="status st-${payment.status}">${STATUS_LABEL[payment.status]}</span></dd>
+${expires !== undefined ? html`<dt>Expires</dt><dd><time id="expires" datetime="${expires}">${expires.slice(0, 19).replace('T', ' ')} UTC</time> <span class="muted">(sandbox clock)</span></dd>` : ''}
 </dl>
 </section>
 ${paySection}
@@ -49,7 +58,7 @@ ${final ? '' : controls(payment)}
 </div>
 <div id="live" class="vh" role="status" aria-live="polite"></div>`
   const inspect = html` <a href="/inspect/payments/${encodeURIComponent(payment.trackId)}">Inspect this payment</a> · <a href="/">Sandbox inspector</a>`
-  return layout({ title: `Pay ${merchantName}`, body, script: true, bannerLinks: inspect })
+  return layout({ title: `Pay ${merchantName}`, body, script: true, bannerLinks: inspect, ...(input.clock ? { clock: input.clock } : {}) })
 }
 
 async function choosePayment(payment: Payment, chosen: SandboxAsset): Promise<SafeHtml> {
@@ -67,11 +76,18 @@ ${panels}
 </section>`
 }
 
-function confirming(payment: Payment, asset: SandboxAsset): SafeHtml {
+function confirming(payment: Payment, asset: SandboxAsset, required: number | undefined): SafeHtml {
   const paid = payment.paidAmount ?? payment.amount
+  const needed = payment.confirmationsRequired ?? required
+  const count = payment.confirmations ?? 0
   return html`<section class="card pay" aria-labelledby="pay-heading">
 <h2 id="pay-heading">Payment in progress</h2>
 <p>The ${asset.network} network has seen <strong>${assetAmount(paid, asset)} ${asset.unit}</strong> (${formatUsd(paid)} USD) sent to the sandbox address below. It is waiting for confirmations: until then the merchant's verify call answers 203.</p>
+${
+  needed !== undefined
+    ? html`<p id="confirmations" class="confirmations"><strong>${String(count)} of ${String(needed)} confirmations</strong><progress max="${String(needed)}" value="${String(count)}" aria-label="${String(count)} of ${String(needed)} confirmations"></progress></p>`
+    : ''
+}
 <div class="field"><span>Deposit address (sandbox, not real)</span>
 <div class="copy-row"><code class="value" id="addr-${asset.code}">${sandboxAddress(payment.trackId, asset)}</code></div></div>
 </section>`
@@ -102,6 +118,16 @@ ${
 </div>`
 }
 
+/** Notification modes offered on the page: the value goes to the simulate body's `callback`. */
+const NOTIFICATION_CHOICES: ReadonlyArray<readonly [string, string]> = [
+  ['', 'as the sandbox is set'],
+  ['send', 'send it'],
+  ['drop', 'drop it (lost on the way)'],
+  ['delay=30s', 'delay it 30 s (sandbox clock)'],
+  ['duplicate=2', 'send it twice'],
+  ['reorder', 'hold it until the next one (out of order)'],
+]
+
 function controls(payment: Payment): SafeHtml {
   const pending = payment.status === 'pending'
   return html`<section class="card sandbox" aria-labelledby="sandbox-heading">
@@ -109,6 +135,9 @@ function controls(payment: Payment): SafeHtml {
 <p class="muted">A real customer would not see these: they stand in for the customer and the network.</p>
 <noscript><p>These controls need JavaScript. Without it, run <code>pay payment simulate ${payment.trackId} --outcome paid</code>.</p></noscript>
 <div class="controls" hidden data-js>
+<label class="notify">Notification of the next change
+<select id="callback-mode" name="callback">${NOTIFICATION_CHOICES.map(([value, label]) => html`<option value="${value}">${label}</option>`)}</select></label>
+${pending ? '' : html`<button type="button" class="secondary" data-mine>Mine a block</button>`}
 <button type="button" data-outcome="paid">${pending ? 'Simulate payment' : 'Simulate payment — finalize (confirmed)'}</button>
 ${pending ? html`<button type="button" class="secondary" data-outcome="unfinalized">Simulate payment — not finalized (confirming)</button>` : ''}
 <form class="other" novalidate>
@@ -117,6 +146,7 @@ ${pending ? html`<button type="button" class="secondary" data-outcome="unfinaliz
 <button type="submit" class="secondary">Pay a different amount</button>
 </form>
 <button type="button" class="danger" data-outcome="failed">Cancel / do not complete</button>
+${pending ? html`<button type="button" class="danger" data-outcome="expired">Expire now (time ran out)</button>` : ''}
 <p id="error" class="error" role="alert" hidden></p>
 </div>
 </section>`
@@ -131,11 +161,14 @@ function result(payment: Payment, merchantName: string): SafeHtml {
     detail = html`<p>${formatUsd(paid)} USD paid${asset ? html` as ${assetAmount(paid, asset)} ${asset.unit}` : ''}.</p>
 ${paid !== payment.amount ? differentAmount(paid, payment.amount) : ''}
 ${payment.refNumber !== undefined ? html`<p class="muted">Reference <code>${payment.refNumber}</code></p>` : ''}`
+  } else if (payment.status === 'expired') {
+    detail = html`<p>The time to pay ran out before a payment was seen. Nothing was charged; ask the merchant for a new payment.</p>`
   } else {
     detail = html`<p>The payment was cancelled or not completed. Nothing was charged.</p>`
   }
+  const heading = payment.status === 'paid' ? 'Payment received' : payment.status === 'expired' ? 'Payment expired' : 'Payment not completed'
   return html`<section class="card result" aria-labelledby="result-heading">
-<h2 id="result-heading" class="big">${payment.status === 'paid' ? 'Payment received' : 'Payment not completed'}</h2>
+<h2 id="result-heading" class="big">${heading}</h2>
 ${detail}
 ${
   back !== undefined

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { ClockView } from '../clock/sandbox-clock.js'
 import { checkoutScript } from './browser.js'
 import { html, raw, type SafeHtml } from './html.js'
 import { STYLES } from './styles.js'
@@ -51,6 +52,22 @@ export interface LayoutInput {
   styles?: string
   /** Links after the banner's text (the sandbox's own pages). */
   bannerLinks?: SafeHtml
+  /** The sandbox clock: the banner shows it when it is not at real time. */
+  clock?: ClockView
+}
+
+/** `· Sandbox clock 2030-01-01 12:00:00 UTC, 1h ahead of real time` (empty at real time). */
+function clockNote(clock: ClockView | undefined): SafeHtml | string {
+  if (!clock || clock.real) return ''
+  const shown = `${clock.now.slice(0, 19).replace('T', ' ')} UTC`
+  const why = clock.holdingUntil !== undefined ? 'standing still until real time catches up' : `${aheadText(clock.aheadMs)} ahead of real time`
+  return html` <span id="sandbox-clock" class="clock">Sandbox clock <time datetime="${clock.now}">${shown}</time>, ${why}.</span>`
+}
+
+function aheadText(ms: number): string {
+  const units: Array<[number, string]> = [[86_400_000, 'd'], [3_600_000, 'h'], [60_000, 'min'], [1000, 's']]
+  for (const [size, unit] of units) if (ms >= size) return `${Number((ms / size).toFixed(1))} ${unit}`
+  return `${ms} ms`
 }
 
 export function layout(input: LayoutInput): string {
@@ -64,7 +81,7 @@ export function layout(input: LayoutInput): string {
 <style>${raw(STYLES + (input.styles ?? ''))}</style>
 </head>
 <body>
-<div class="banner" role="note"><strong>SANDBOX</strong>Test payments only — no real money moves and every address on this page is fake.${input.bannerLinks ?? ''}</div>
+<div class="banner" role="note"><strong>SANDBOX</strong>Test payments only — no real money moves and every address on this page is fake.${clockNote(input.clock)}${input.bannerLinks ?? ''}</div>
 <main${raw(input.wide ? ' class="wide"' : '')}>
 ${input.body}
 </main>

@@ -1,4 +1,4 @@
-import { isFinal } from '../domain/payment.js'
+import { isFinal, paysSomething } from '../domain/payment.js'
 import type { Payment, PaymentStatus } from '../domain/types.js'
 
 /** What the checkout page's status endpoint and event stream send. */
@@ -13,9 +13,20 @@ export interface CheckoutStatus {
   updatedAt: string
   /** Where to send the customer, with trackId and status appended; only once the payment is final. */
   returnUrl?: string
+  /** Unfinalized: confirmations so far, and needed. */
+  confirmations?: number
+  confirmationsRequired?: number
+  /** Pending, with a time to live: when it expires (sandbox clock). */
+  expiresAt?: string
 }
 
-export function checkoutStatus(payment: Payment): CheckoutStatus {
+/** What the page knows beyond the payment: its deadline (ms) and the confirmations it needs. */
+export interface StatusDetails {
+  expiresAt?: number
+  confirmationsRequired?: number
+}
+
+export function checkoutStatus(payment: Payment, details: StatusDetails = {}): CheckoutStatus {
   const final = isFinal(payment.status)
   const status: CheckoutStatus = {
     trackId: payment.trackId,
@@ -24,8 +35,16 @@ export function checkoutStatus(payment: Payment): CheckoutStatus {
     amount: payment.amount,
     updatedAt: payment.updatedAt,
   }
-  if (payment.paidAmount !== undefined && payment.status !== 'failed') status.paidAmount = payment.paidAmount
-  if (payment.asset !== undefined && payment.status !== 'failed') status.asset = payment.asset
+  if (payment.paidAmount !== undefined && paysSomething(payment.status)) status.paidAmount = payment.paidAmount
+  if (payment.asset !== undefined && paysSomething(payment.status)) status.asset = payment.asset
+  if (payment.status === 'unfinalized') {
+    status.confirmations = payment.confirmations ?? 0
+    const required = payment.confirmationsRequired ?? details.confirmationsRequired
+    if (required !== undefined) status.confirmationsRequired = required
+  }
+  if (payment.status === 'pending' && details.expiresAt !== undefined && Number.isFinite(details.expiresAt)) {
+    status.expiresAt = new Date(details.expiresAt).toISOString()
+  }
   if (payment.refNumber !== undefined && payment.status === 'paid') status.refNumber = payment.refNumber
   const back = final ? returnLink(payment) : undefined
   if (back !== undefined) status.returnUrl = back
@@ -92,4 +111,5 @@ export const STATUS_LABEL: Readonly<Record<PaymentStatus, string>> = {
   unfinalized: 'Payment seen — confirming, not final yet',
   paid: 'Paid',
   failed: 'Not completed',
+  expired: 'Expired — not paid in time',
 }

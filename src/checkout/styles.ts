@@ -50,7 +50,7 @@ button:hover,.button:hover{filter:brightness(.92)}
 button:disabled{opacity:.6;cursor:progress}
 :focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
 .sandbox{border:2px dashed #a16207;background:#fffbeb}
-.controls{display:grid;gap:.6rem}
+.controls{display:grid;grid-template-columns:minmax(0,1fr);gap:.6rem}
 .other{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-end;border:1px solid #e5c97a;border-radius:8px;padding:.6rem}
 .other label{flex:1 1 100%;font-size:.875rem}
 .other input{flex:1 1 8rem;min-width:0}
@@ -60,6 +60,13 @@ input[type=text],input[type=number],select{font:inherit;padding:.45rem .6rem;bor
 .st-unfinalized{background:#fef3c7;color:#78350f}
 .st-paid{background:#dcfce7;color:#14532d}
 .st-failed{background:#fee2e2;color:#7f1d1d}
+.st-expired{background:#e5e7eb;color:#1f2937}
+.banner .clock{display:block;font-size:.85rem;margin-top:.15rem}
+.confirmations{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.confirmations progress{flex:1 1 8rem;height:.9rem;accent-color:#1d4ed8}
+.verifies{margin:.15rem 0 0;padding-left:1rem;font-size:.8rem}
+.notify{display:flex;flex-direction:column;gap:.25rem;font-size:.875rem;font-weight:600;min-width:0}
+.notify select{width:100%;min-width:0}
 .result{text-align:center}
 .result .big{font-size:1.6rem;font-weight:700;margin:.25rem 0 .5rem}
 .error{color:#b91c1c;font-weight:600}

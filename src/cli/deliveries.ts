@@ -1,6 +1,7 @@
 import chalk from 'chalk'
-import { reportedStatus } from '../callbacks/delivery.js'
+import { isHeld, reportedStatus } from '../callbacks/delivery.js'
 import { forTerminal } from '../domain/display.js'
+import { copiesOf, formatCallbackMode } from '../domain/fault.js'
 import type { Delivery, DeliveryAttempt, DeliveryState } from '../domain/types.js'
 import { fields, line, lines, paint, type Shown, Styled, table } from './format.js'
 
@@ -8,10 +9,25 @@ const stateColor: Record<DeliveryState, (s: string) => string> = {
   pending: chalk.yellow,
   delivered: chalk.green,
   failed: chalk.red,
+  dropped: chalk.magenta,
 }
 
 export function state(s: DeliveryState): Styled {
   return paint(stateColor[s] ?? ((x: string) => x), s)
+}
+
+/** The state as shown: a reordered notification still waiting for the payment's next one is `held`. */
+function shownState(d: Delivery): Styled {
+  return isHeld(d) ? paint(chalk.yellow, 'held') : state(d.state)
+}
+
+/** `drop (sandbox default)`, `delay=30s (requested by simulate)`. */
+export function faultText(d: Delivery): string | undefined {
+  return d.fault ? `${formatCallbackMode(d.fault)} (${d.fault.reason})` : undefined
+}
+
+function attemptsAllowed(d: Delivery): number {
+  return copiesOf(d) + d.maxRetries
 }
 
 /** What the last attempt got: `HTTP 200`, `HTTP 503`, or its error (`timed out after 5000 ms`); `—` before any. */
@@ -24,20 +40,21 @@ function lastAnswer(d: Delivery): Shown {
 
 /**
  * Deliveries as `pay callback list` and `pay payment show` print them, one row each: attempts made of those
- * allowed, the last answer, the URL. `trackId: false` leaves out the TRACK ID column (one payment's deliveries).
+ * allowed, the last answer, the fault the sandbox played on it, the URL. `trackId: false` leaves out the TRACK ID column (one payment's deliveries).
  * At a narrow terminal the URL, then the last answer, are cut; ids never are.
  */
 export function deliveryTable(deliveries: Delivery[], options: { trackId?: boolean } = {}): Styled {
   const withTrackId = options.trackId ?? true
   return table(
-    ['ID', ...(withTrackId ? ['TRACK ID'] : []), 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', 'URL'],
+    ['ID', ...(withTrackId ? ['TRACK ID'] : []), 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', 'FAULT', 'URL'],
     deliveries.map((d) => [
       d.id,
       ...(withTrackId ? [d.trackId] : []),
       d.replayOf ? line`${reportedStatus(d) ?? d.event}${paint(chalk.dim, ' (replay)')}` : (reportedStatus(d) ?? d.event),
-      state(d.state),
-      `${d.attempts.length}/${d.maxRetries + 1}`,
+      shownState(d),
+      `${d.attempts.length}/${attemptsAllowed(d)}`,
       lastAnswer(d),
+      d.fault ? formatCallbackMode(d.fault) : '',
       d.url,
     ]),
     { shrink: ['URL', 'LAST'] },
@@ -65,12 +82,13 @@ export function deliveryDetails(d: Delivery): Styled {
       ['trackId', d.trackId],
       ['status', reportedStatus(d)],
       ['event', d.event],
-      ['state', state(d.state)],
+      ['state', shownState(d)],
       ['url', d.url],
       ['replay of', d.replayOf],
+      ['fault', faultText(d)],
       ['created', d.createdAt],
-      ['next attempt', d.state === 'pending' ? d.nextAttemptAt : undefined],
-      ['attempts', `${d.attempts.length} of at most ${d.maxRetries + 1}`],
+      ['next attempt', d.state === 'pending' ? (isHeld(d) ? 'after the payment’s next notification' : d.nextAttemptAt) : undefined],
+      ['attempts', `${d.attempts.length} of at most ${attemptsAllowed(d)}`],
     ]),
     line``,
     paint(chalk.bold, 'Request'),

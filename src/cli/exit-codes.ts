@@ -11,7 +11,7 @@ export const ExitCode = {
   specFailure: 4,
   /** The control API refused the request: unknown trackId, merchant or delivery; a move the payment cannot make; a conflict; a host or origin it does not answer. */
   rejected: 5,
-  /** An expectation was not met: `--expect`, a wait that timed out, a failed scenario step. */
+  /** An expectation was not met: `--expect`, a wait that timed out, a failed scenario step, a failed audit. */
   expectationFailed: 6,
   /** The sandbox (or `callback listen`) could not start: data file unusable or in use, port taken. */
   startFailed: 7,
@@ -29,7 +29,7 @@ export const exitCodeDescriptions: Record<ExitCodeValue, string> = {
   3: 'no sandbox answered at the URL',
   4: 'the spec API answered with a failure result (103–109, or 203 "Invalid track ID")',
   5: 'the control API refused the request (unknown trackId, merchant or delivery; a move the payment cannot make; a conflict; a host or origin it does not answer)',
-  6: 'an expectation was not met (--expect, a wait that timed out, a failed scenario step)',
+  6: 'an expectation was not met (--expect, a wait that timed out, a failed scenario step, a failed audit)',
   7: 'the sandbox or the callback listener could not start (data file unusable or in use, port taken)',
   8: 'a replayed callback was not delivered (connection refused, timeout or a non-2xx answer)',
   127: 'no such command (the message names the closest one)',

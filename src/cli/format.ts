@@ -43,6 +43,7 @@ const statusColor: Record<PaymentStatus, (s: string) => string> = {
   unfinalized: chalk.cyan,
   paid: chalk.green,
   failed: chalk.red,
+  expired: chalk.gray,
 }
 
 export function status(s: PaymentStatus): Styled {

@@ -10,8 +10,14 @@ import type { ImportResult, ResetResult } from '../service/transfer.js'
 import type { ChatBot, ChatMessage, ChatPress } from '../telegram/views.js'
 import { filterQuery, type RequestFilter } from '../inspector/request-filter.js'
 import type { RequestEntry } from '../inspector/request-log.js'
+import type { ClockView } from '../clock/sandbox-clock.js'
+import type { ClockChange } from '../clock/service.js'
+import type { ChainView, MineResult } from '../chain/service.js'
+import type { AuditReport } from '../audit/rules.js'
+import type { VerifyEntry, VerifyJournal } from '../domain/types.js'
 
 export type { CreateBody, VerifyBody, Delivery, Merchant, Payment, PaymentStatus, Outcome, SandboxInfo }
+export type { ClockView, ClockChange, ChainView, MineResult, AuditReport, VerifyEntry, VerifyJournal }
 export type { ExportFile, ImportResult, ResetResult }
 export type { ChatBot, ChatMessage, ChatPress }
 export type { RequestEntry, RequestFilter }
@@ -90,6 +96,19 @@ export interface RawRequest {
 export interface Health extends SandboxInfo {
   ok: true
   counts: { merchants: number; payments: number; deliveries: number }
+  /** The sandbox clock (sandboxes of this version and later). */
+  clock?: ClockView
+}
+
+/** What `pay audit` asks for. */
+export interface AuditQuery {
+  merchant?: string
+  trackId?: string
+  /** An ISO time, or a duration back from the sandbox's time (10m). */
+  since?: string
+  strict?: boolean
+  /** Check ids to leave out. */
+  ignore?: string[]
 }
 
 export interface CreatePaymentInput {
@@ -105,6 +124,8 @@ export interface SimulateInput {
   outcome: Outcome
   amount?: number
   asset?: string
+  /** What to do with the notification: send, drop, delay=<d>, duplicate=<n>, reorder (default: the sandbox's mode). */
+  callback?: string
 }
 
 /** Typed client of a running sandbox: the spec API and the /_sandbox control API. */
@@ -196,7 +217,8 @@ export class SandboxClient {
     return res.payment
   }
 
-  getPayment(trackId: string): Promise<{ payment: Payment; deliveries: Delivery[] }> {
+  /** A payment with its callback deliveries and its verify journal (entries shown once written). */
+  getPayment(trackId: string): Promise<{ payment: Payment; deliveries: Delivery[]; verifies: VerifyJournal }> {
     return this.call('GET', `/_sandbox/payments/${encodeURIComponent(trackId)}`)
   }
 
@@ -244,6 +266,47 @@ export class SandboxClient {
     // The sandbox answers after the attempt, which may take up to its callback timeout (at most 60 s).
     return (await this.call<{ delivery: Delivery }>('POST', `/_sandbox/deliveries/${encodeURIComponent(ref)}/replay`, body, 90_000))
       .delivery
+  }
+
+  // ── the sandbox clock, the chain, the audit ───────────────────────────
+
+  clock(): Promise<ClockView> {
+    return this.call('GET', '/_sandbox/clock')
+  }
+
+  /** Moves the clock forward; resolves once what became due (retries, expiries, blocks) has run. */
+  advanceClock(ms: number): Promise<ClockChange> {
+    return this.call('POST', '/_sandbox/clock/advance', { ms }, 120_000)
+  }
+
+  /** Moves the clock to `time` (ISO 8601); refused (400) when it is earlier than the sandbox's time. */
+  setClock(time: string): Promise<ClockChange> {
+    return this.call('POST', '/_sandbox/clock/set', { time }, 120_000)
+  }
+
+  /** Back to real time (standing still until real time catches up, if the clock was ahead). */
+  resetClock(): Promise<ClockChange> {
+    return this.call('POST', '/_sandbox/clock/reset', {})
+  }
+
+  chain(): Promise<ChainView> {
+    return this.call('GET', '/_sandbox/chain')
+  }
+
+  /** Mines blocks: one confirmation each for every unfinalized payment. */
+  mine(blocks = 1): Promise<MineResult> {
+    return this.call('POST', '/_sandbox/chain/mine', { blocks })
+  }
+
+  /** The audit of the merchant integration the sandbox observed. */
+  audit(query: AuditQuery = {}): Promise<AuditReport> {
+    const params = new URLSearchParams()
+    if (query.merchant !== undefined) params.set('merchant', query.merchant)
+    if (query.trackId !== undefined) params.set('trackId', query.trackId)
+    if (query.since !== undefined) params.set('since', query.since)
+    if (query.strict) params.set('strict', 'true')
+    if (query.ignore && query.ignore.length > 0) params.set('ignore', query.ignore.join(','))
+    return this.call('GET', `/_sandbox/audit${params.size > 0 ? `?${params}` : ''}`)
   }
 
   // ── the Telegram Bot API emulator: playing the customer ────────────────

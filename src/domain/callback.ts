@@ -3,8 +3,8 @@ import type { DeliveryState } from './types.js'
 /** The one outbound event of the spec: the payment notification. */
 export const CALLBACK_EVENT = 'payment.status_changed'
 
-export type NotifiedStatus = 'unfinalized' | 'paid' | 'failed'
-export const notifiedStatuses: readonly NotifiedStatus[] = ['unfinalized', 'paid', 'failed']
+export type NotifiedStatus = 'unfinalized' | 'paid' | 'failed' | 'expired'
+export const notifiedStatuses: readonly NotifiedStatus[] = ['unfinalized', 'paid', 'failed', 'expired']
 
 /**
  * The JSON body POSTed to the callbackUrl. It says what changed, not that anything is settled: there is no
@@ -25,7 +25,7 @@ export interface Notification {
   sandbox: true
 }
 
-export const deliveryStates: readonly DeliveryState[] = ['pending', 'delivered', 'failed']
+export const deliveryStates: readonly DeliveryState[] = ['pending', 'delivered', 'failed', 'dropped']
 
 /** Bytes of the receiver's response body kept on an attempt; the rest is not read. */
 export const EXCERPT_BYTES = 2048

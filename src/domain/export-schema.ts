@@ -1,9 +1,11 @@
 import { Ajv, type ErrorObject, type Format, type ValidateFunction } from 'ajv'
 import { CALLBACK_EVENT, deliveryStates, EXCERPT_BYTES, MAX_RETRIES, notifiedStatuses, type Notification, REPLAY_URL_MAX } from './callback.js'
 import { isDeliveryId, isRefNumber, isTrackId } from './ids.js'
+import { MAX_DURATION_MS } from './duration.js'
+import { MAX_COPIES } from './fault.js'
 import { isMerchantKey, isStoredMerchantName, MERCHANT_KEY_RULE, MERCHANT_NAME_MAX } from './merchant.js'
-import { AMOUNT_RULE, assetSchema, changeSources, isValidAmount, paymentStatuses } from './payment.js'
-import type { Delivery, DeliveryAttempt, Merchant, Payment, StatusChange } from './types.js'
+import { AMOUNT_RULE, assetSchema, changeSources, isValidAmount, MAX_CONFIRMATIONS, paymentStatuses } from './payment.js'
+import type { Delivery, DeliveryAttempt, DeliveryFault, Merchant, Payment, StatusChange } from './types.js'
 import { charLength, isHeaderName, isHeaderValue, isTimestamp, isValidUrl, LIMITS } from './validate.js'
 
 /**
@@ -101,6 +103,8 @@ const payment = {
     paidAmount: amount,
     asset: assetSchema,
     refNumber: str('ref-number'),
+    confirmations: { type: 'integer', minimum: 0, maximum: MAX_CONFIRMATIONS },
+    confirmationsRequired: { type: 'integer', minimum: 1, maximum: MAX_CONFIRMATIONS },
     createdAt: timestamp,
     updatedAt: timestamp,
     // A payment moves at most through every status once.
@@ -130,7 +134,7 @@ const notification = {
 const attempt = {
   type: 'object',
   properties: {
-    attempt: { type: 'integer', minimum: 1, maximum: MAX_RETRIES + 1 },
+    attempt: { type: 'integer', minimum: 1, maximum: MAX_RETRIES + MAX_COPIES },
     at: timestamp,
     durationMs: { type: 'number', minimum: 0, maximum: ATTEMPT_DURATION_MAX_MS },
     status: { type: 'integer', minimum: 100, maximum: 999 },
@@ -159,14 +163,27 @@ const delivery = {
       additionalProperties: { type: 'string', maxLength: 1024, format: 'header-value' },
     },
     state: { type: 'string', enum: deliveryStates },
-    attempts: { type: 'array', maxItems: MAX_RETRIES + 1, items: ref('attempt') },
+    attempts: { type: 'array', maxItems: MAX_RETRIES + MAX_COPIES, items: ref('attempt') },
     maxRetries: { type: 'integer', minimum: 0, maximum: MAX_RETRIES },
     nextAttemptAt: timestamp,
     replayOf: str('delivery-id'),
+    fault: ref('fault'),
     createdAt: timestamp,
     updatedAt: timestamp,
   } satisfies FieldsOf<Delivery>,
   required: ['id', 'trackId', 'url', 'event', 'body', 'headers', 'state', 'attempts', 'maxRetries', 'createdAt', 'updatedAt'],
+  additionalProperties: false,
+} as const
+
+const fault = {
+  type: 'object',
+  properties: {
+    mode: { type: 'string', enum: ['drop', 'delay', 'duplicate', 'reorder'] },
+    delayMs: { type: 'integer', minimum: 1, maximum: MAX_DURATION_MS },
+    copies: { type: 'integer', minimum: 2, maximum: MAX_COPIES },
+    reason: { type: 'string', minLength: 1, maxLength: 100 },
+  } satisfies FieldsOf<DeliveryFault>,
+  required: ['mode', 'reason'],
   additionalProperties: false,
 } as const
 
@@ -198,7 +215,7 @@ export const exportFileSchema = {
   },
   required,
   additionalProperties: false,
-  $defs: { merchant, statusChange, payment, notification, attempt, delivery },
+  $defs: { merchant, statusChange, payment, notification, attempt, fault, delivery },
 } as const
 
 /** The top level without the records, which are read and checked one at a time. */

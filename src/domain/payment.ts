@@ -8,23 +8,34 @@ import type { ChangeSource, Payment, PaymentStatus } from './types.js'
  *   pending ──► unfinalized ──► paid
  *      │             │
  *      ├─────────────┼────────► failed
- *      └───────────► paid
+ *      ├───────────► paid
+ *      └───────────► expired
  *
- * paid and failed are final.
+ * paid, failed and expired are final. Only a pending payment expires: once the customer's transaction is seen
+ * (unfinalized), the customer has paid and the payment waits for its confirmations, however long they take.
  */
 export const transitions: Readonly<Record<PaymentStatus, readonly PaymentStatus[]>> = {
-  pending: ['unfinalized', 'paid', 'failed'],
+  pending: ['unfinalized', 'paid', 'failed', 'expired'],
   unfinalized: ['paid', 'failed'],
   paid: [],
   failed: [],
+  expired: [],
 }
 
-export const paymentStatuses: readonly PaymentStatus[] = ['pending', 'unfinalized', 'paid', 'failed']
-export const changeSources: readonly ChangeSource[] = ['api', 'checkout', 'control']
+export const paymentStatuses: readonly PaymentStatus[] = ['pending', 'unfinalized', 'paid', 'failed', 'expired']
+export const changeSources: readonly ChangeSource[] = ['api', 'checkout', 'control', 'clock', 'chain']
 
-/** What the customer can do, in the words of the CLI and the checkout page. */
-export type Outcome = 'paid' | 'unfinalized' | 'failed'
-export const outcomes: readonly Outcome[] = ['paid', 'unfinalized', 'failed']
+/** What the customer (or the sandbox, for `expired`) can do, in the words of the CLI and the checkout page. */
+export type Outcome = 'paid' | 'unfinalized' | 'failed' | 'expired'
+export const outcomes: readonly Outcome[] = ['paid', 'unfinalized', 'failed', 'expired']
+
+/** Most confirmations a payment can be asked for (`--confirmations`). */
+export const MAX_CONFIRMATIONS = 1000
+
+/** When a pending payment created at `createdAt` expires under a time to live of `ttlMs` (ms since the epoch). */
+export function expiresAt(payment: Pick<Payment, 'createdAt'>, ttlMs: number): number {
+  return Date.parse(payment.createdAt) + ttlMs
+}
 
 export function isFinal(status: PaymentStatus): boolean {
   return transitions[status].length === 0
@@ -49,6 +60,8 @@ export interface SimulateInput {
   now: string
   /** Called only when the payment becomes paid and has no reference number yet. */
   newRefNumber: () => string
+  /** Confirmations an unfinalized payment needs, fixed when it becomes unfinalized (it starts at 0). */
+  confirmationsRequired?: number
 }
 
 /** The asset a customer pays with: one of the sandbox's. */
@@ -75,17 +88,26 @@ export function applyOutcome(payment: Payment, input: SimulateInput): Payment {
     if (input.asset !== undefined) next.asset = input.asset
   }
   if (to === 'paid' && next.refNumber === undefined) next.refNumber = input.newRefNumber()
+  if (to === 'unfinalized' && input.confirmationsRequired !== undefined) {
+    next.confirmations = 0
+    next.confirmationsRequired = input.confirmationsRequired
+  }
   next.history = [
     ...payment.history,
     {
       status: to,
       at: input.now,
       source: input.source,
-      ...(next.paidAmount !== undefined && to !== 'failed' ? { paidAmount: next.paidAmount } : {}),
-      ...(next.asset !== undefined && to !== 'failed' ? { asset: next.asset } : {}),
+      ...(next.paidAmount !== undefined && paysSomething(to) ? { paidAmount: next.paidAmount } : {}),
+      ...(next.asset !== undefined && paysSomething(to) ? { asset: next.asset } : {}),
     },
   ]
   return next
+}
+
+/** Whether a payment in this status has a paid amount to show (it was paid, finalized or not). */
+export function paysSomething(status: PaymentStatus): status is 'unfinalized' | 'paid' {
+  return status === 'unfinalized' || status === 'paid'
 }
 
 /**

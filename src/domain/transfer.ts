@@ -1,4 +1,5 @@
 import { EXPORT_FORMAT, EXPORT_VERSION, describeError, exportValidator, isEchoError, type ListName, show } from './export-schema.js'
+import { copiesOf } from './fault.js'
 import { canMove } from './payment.js'
 import type { Delivery, Merchant, Payment } from './types.js'
 
@@ -154,7 +155,11 @@ export class ExportChecker {
     if (p.status === 'paid' && p.refNumber === undefined) this.say(`${at} is paid but has no refNumber`)
     if (p.status !== 'paid' && p.refNumber !== undefined) this.say(`${at}.refNumber is set but the payment is ${p.status}: only a paid payment has one`)
     if ((p.status === 'paid' || p.status === 'unfinalized') && p.paidAmount === undefined) this.say(`${at} is ${p.status} but has no paidAmount`)
-    if (p.status === 'pending' && p.paidAmount !== undefined) this.say(`${at}.paidAmount is set but the payment is pending`)
+    if ((p.status === 'pending' || p.status === 'expired') && p.paidAmount !== undefined) this.say(`${at}.paidAmount is set but the payment is ${p.status}`)
+    if (p.confirmations !== undefined && p.confirmationsRequired === undefined) this.say(`${at}.confirmations is set without confirmationsRequired`)
+    if (p.status === 'unfinalized' && p.confirmations !== undefined && p.confirmationsRequired !== undefined && p.confirmations >= p.confirmationsRequired) {
+      this.say(`${at} is unfinalized with ${p.confirmations} of ${p.confirmationsRequired} confirmations: it would be paid`)
+    }
     this.keep('payments', p)
   }
 
@@ -166,8 +171,12 @@ export class ExportChecker {
     d.attempts.forEach((a, j) => {
       if (a.attempt !== j + 1) this.say(`${at}.attempts[${j}].attempt must be ${j + 1} (got ${a.attempt})`)
     })
-    if (d.attempts.length > d.maxRetries + 1) {
-      this.say(`${at}.attempts holds ${d.attempts.length} attempts, more than maxRetries ${d.maxRetries} allows (${d.maxRetries + 1})`)
+    const allowed = d.maxRetries + copiesOf(d)
+    if (d.attempts.length > allowed) {
+      this.say(`${at}.attempts holds ${d.attempts.length} attempts, more than maxRetries ${d.maxRetries} allows (${allowed})`)
+    }
+    if ((d.state === 'dropped') !== (d.fault?.mode === 'drop' && d.attempts.length === 0)) {
+      this.say(`${at}.state is ${d.state}: only a delivery with fault mode drop and no attempts is dropped, and such a delivery is always dropped`)
     }
     this.keep('deliveries', d)
   }

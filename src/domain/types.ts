@@ -1,9 +1,12 @@
 /** Records as stored and as returned by the sandbox control API. Times are ISO-8601 strings. */
 
-export type PaymentStatus = 'pending' | 'unfinalized' | 'paid' | 'failed'
+export type PaymentStatus = 'pending' | 'unfinalized' | 'paid' | 'failed' | 'expired'
 
-/** Where a change came from: the spec API, the checkout page, or the sandbox control API (CLI, scripts). */
-export type ChangeSource = 'api' | 'checkout' | 'control'
+/**
+ * Where a change came from: the spec API, the checkout page, the sandbox control API (CLI, scripts), the sandbox
+ * clock (a payment past its time to live expired) or the sandbox chain (confirmations reached).
+ */
+export type ChangeSource = 'api' | 'checkout' | 'control' | 'clock' | 'chain'
 
 export interface Merchant {
   key: string
@@ -36,6 +39,10 @@ export interface Payment {
   /** Sandbox asset the customer chose on the checkout page, if any. */
   asset?: string
   refNumber?: string
+  /** Blocks mined since the customer's transaction was seen (from unfinalized on). */
+  confirmations?: number
+  /** Confirmations that make an unfinalized payment paid, fixed when it became unfinalized. */
+  confirmationsRequired?: number
   createdAt: string
   updatedAt: string
   history: StatusChange[]
@@ -57,7 +64,8 @@ export interface DeliveryAttempt {
   error?: string
 }
 
-export type DeliveryState = 'pending' | 'delivered' | 'failed'
+/** `dropped`: recorded and never sent, as if lost on the way (a callback fault). */
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'dropped'
 
 export interface Delivery {
   id: string
@@ -77,6 +85,49 @@ export interface Delivery {
   nextAttemptAt?: string
   /** Set on a replay: the delivery whose body was sent again. */
   replayOf?: string
+  /** A fault the sandbox played on this notification on purpose, and why. */
+  fault?: DeliveryFault
   createdAt: string
   updatedAt: string
+}
+
+/** A callback fault as recorded on a delivery (see src/domain/fault.ts). */
+export interface DeliveryFault {
+  mode: 'drop' | 'delay' | 'duplicate' | 'reorder'
+  /** delay: wait before the first attempt, on the sandbox clock. */
+  delayMs?: number
+  /** duplicate: how many times the notification is sent. */
+  copies?: number
+  /** `requested by simulate`, `sandbox default`, `chaos seed 42`. */
+  reason: string
+}
+
+/** The sandbox clock as saved: real time plus an offset, never earlier than `holdUntil`. */
+export interface ClockRecord {
+  offsetMs: number
+  holdUntil?: string
+}
+
+/** One verify call of an existing payment, as the sandbox observed it. */
+export interface VerifyEntry {
+  trackId: string
+  at: string
+  /** The key sent, when it is a merchant's key of this sandbox. */
+  key?: string
+  /** The start of a key this sandbox does not know (it may be a production key sent by mistake). */
+  keyHint?: string
+  /** The key is the payment's merchant's. */
+  owner: boolean
+  result: number
+  amount?: number
+  /** The payment's status when it was verified. */
+  status: PaymentStatus
+}
+
+/** A payment's verify journal: the latest entries and how many there were in all. */
+export interface VerifyJournal {
+  trackId: string
+  count: number
+  /** Oldest first, at most VERIFY_JOURNAL_KEEP. */
+  entries: VerifyEntry[]
 }

@@ -144,6 +144,7 @@ export function verifyOutcome(
       return { result: 203, amount: payment.paidAmount ?? payment.amount }
     case 'pending':
     case 'failed':
+    case 'expired':
       return { result: 202, amount: payment.amount }
   }
 }

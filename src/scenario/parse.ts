@@ -4,6 +4,7 @@ import { formatOf, readSource, type Format, type Path, type Position, type Sourc
 import { collectRefs, type Json } from './template.js'
 import { BOUND_FIELDS, SCENARIO_VERSION, type CreateExpect, type Scenario, type Step } from './types.js'
 import { nearest, schemaProblems, type Problem } from './validate.js'
+import { readDuration } from '../domain/duration.js'
 
 export { LIMITS, STEP_KINDS }
 
@@ -126,10 +127,19 @@ class Checker {
     const base = { number, ...(title !== undefined ? { title } : {}) }
     switch (kind) {
       case 'receiver': {
-        const { as, failFirst, failStatus } = (raw as StepFile<'receiver'>).receiver
+        const { as, failFirst, failStatus, verifyWith, refuseRepeats } = (raw as StepFile<'receiver'>).receiver
         const defaults = stepSchemas.receiver.properties.receiver.properties
+        this.refs(verifyWith, at('receiver', 'verifyWith'))
         this.bind(as, at('receiver', 'as'), { kind, step: number, fields: BOUND_FIELDS.receiver })
-        return { ...base, kind, as, failFirst: failFirst ?? defaults.failFirst.default, failStatus: failStatus ?? defaults.failStatus.default }
+        return {
+          ...base,
+          kind,
+          as,
+          failFirst: failFirst ?? defaults.failFirst.default,
+          failStatus: failStatus ?? defaults.failStatus.default,
+          ...(verifyWith !== undefined ? { verifyWith } : {}),
+          refuseRepeats: refuseRepeats ?? defaults.refuseRepeats.default,
+        }
       }
       case 'merchant': {
         const { as, key, name } = (raw as StepFile<'merchant'>).merchant
@@ -167,7 +177,16 @@ class Checker {
         this.refs(simulate.amount as Json | undefined, at('simulate', 'amount'))
         this.refs(simulate.asset as Json | undefined, at('simulate', 'asset'))
         const { amount, asset } = simulate as { amount?: Json; asset?: Json }
-        return { ...base, kind, payment: simulate.payment, outcome: simulate.outcome, ...(amount !== undefined ? { amount } : {}), ...(asset !== undefined ? { asset } : {}), expect }
+        return {
+          ...base,
+          kind,
+          payment: simulate.payment,
+          outcome: simulate.outcome,
+          ...(amount !== undefined ? { amount } : {}),
+          ...(asset !== undefined ? { asset } : {}),
+          ...(simulate.callback !== undefined ? { callback: simulate.callback } : {}),
+          expect,
+        }
       }
       case 'verify': {
         const { verify, expect = {} } = raw as StepFile<'verify'>
@@ -204,6 +223,57 @@ class Checker {
       }
       case 'wait':
         return { ...base, kind, ms: (raw as StepFile<'wait'>).wait }
+      case 'clock': {
+        const move = (raw as StepFile<'clock'>).clock
+        if ('advance' in move && move.advance !== undefined) {
+          const read = readDuration('clock.advance', move.advance, { min: 1 })
+          if ('problem' in read) this.problem(at('clock', 'advance'), read.problem.replace(/^clock\.advance /, ''))
+          return { ...base, kind, move: { advance: move.advance } }
+        }
+        if ('set' in move && move.set !== undefined) {
+          if (!Number.isFinite(Date.parse(move.set))) this.problem(at('clock', 'set'), `must be an ISO 8601 time, e.g. 2030-01-31T12:00:00Z (got ${JSON.stringify(move.set)})`)
+          return { ...base, kind, move: { set: move.set } }
+        }
+        return { ...base, kind, move: { reset: true } }
+      }
+      case 'mine': {
+        const { blocks, until } = (raw as StepFile<'mine'>).mine
+        if (until !== undefined) this.payment(until, at('mine', 'until'))
+        return { ...base, kind, blocks: blocks ?? stepSchemas.mine.properties.mine.properties.blocks.default, ...(until !== undefined ? { until } : {}) }
+      }
+      case 'verifies': {
+        const { verifies, expect = {} } = raw as StepFile<'verifies'>
+        this.payment(verifies.payment, at('verifies', 'payment'))
+        const within = verifies.within ?? stepSchemas.verifies.properties.verifies.properties.within.default
+        return {
+          ...base,
+          kind,
+          payment: verifies.payment,
+          within,
+          expect: { verified: expect.verified ?? true, ...(expect.result !== undefined ? { result: expect.result } : {}), ...(expect.count !== undefined ? { count: expect.count } : {}) },
+        }
+      }
+      case 'audit': {
+        const { audit, expect = { fail: 0 } } = raw as StepFile<'audit'>
+        const merchant = audit.merchant as Json | undefined
+        this.refs(merchant, at('audit', 'merchant'))
+        if (audit.payment !== undefined) this.payment(audit.payment, at('audit', 'payment'))
+        return {
+          ...base,
+          kind,
+          ...(merchant !== undefined ? { merchant } : {}),
+          ...(audit.payment !== undefined ? { payment: audit.payment } : {}),
+          strict: audit.strict ?? false,
+          ignore: [...(audit.ignore ?? [])],
+          expect: {
+            ...(expect.verdict !== undefined ? { verdict: expect.verdict } : {}),
+            ...(expect.fail !== undefined ? { fail: expect.fail } : {}),
+            ...(expect.warn !== undefined ? { warn: expect.warn } : {}),
+            ...(expect.found !== undefined ? { found: [...expect.found] } : {}),
+            ...(expect.absent !== undefined ? { absent: [...expect.absent] } : {}),
+          },
+        }
+      }
       default:
         // A step kind in the schema with no case here fails to compile.
         return kind satisfies never

@@ -21,7 +21,8 @@ const MAX_BODY = 1024 * 1024
 
 /**
  * A merchant's callback endpoint for a scenario: records every request and answers 2xx, except the first
- * `failFirst` requests, which get `failStatus` (to see the sandbox retry).
+ * `failFirst` requests, which get `failStatus` (to see the sandbox retry). It can play a correct merchant (`before`:
+ * verify before answering) or one that is not idempotent (`refuseRepeats`: 409 to a delivery it answered 2xx).
  */
 export class CallbackReceiver {
   readonly received: ReceivedCallback[] = []
@@ -30,10 +31,14 @@ export class CallbackReceiver {
   private served = 0
   url = ''
 
+  /** Delivery ids answered 2xx, for refuseRepeats. */
+  private readonly answered = new Set<string>()
+
   constructor(
     readonly name: string,
     private readonly failFirst: number,
     private readonly failStatus: number,
+    private readonly behaviour: { refuseRepeats?: boolean; before?: (body: unknown) => Promise<void> } = {},
   ) {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = []
@@ -42,7 +47,7 @@ export class CallbackReceiver {
         size += c.length
         if (size <= MAX_BODY) chunks.push(c)
       })
-      req.on('end', () => {
+      req.on('end', async () => {
         const text = Buffer.concat(chunks).toString('utf8')
         let body: unknown
         try {
@@ -51,10 +56,15 @@ export class CallbackReceiver {
           body = undefined
         }
         this.served++
-        const failing = this.served <= this.failFirst
-        const answered = failing ? this.failStatus : 200
+        const seq = this.served
+        const failing = seq <= this.failFirst
+        const delivery = String(req.headers['x-pay-sandbox-delivery'] ?? '')
+        const repeat = this.behaviour.refuseRepeats === true && delivery !== '' && this.answered.has(delivery)
+        if (!failing && !repeat) await this.behaviour.before?.(body)
+        const answered = failing ? this.failStatus : repeat ? 409 : 200
+        if (answered === 200 && delivery !== '') this.answered.add(delivery)
         this.received.push({
-          seq: this.served,
+          seq,
           at: Date.now(),
           method: req.method ?? '',
           path: req.url ?? '',
@@ -65,7 +75,11 @@ export class CallbackReceiver {
           consumed: false,
         })
         res.writeHead(answered, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(failing ? { error: `failing on purpose (${this.served} of ${this.failFirst})` } : { ok: true }))
+        res.end(
+          JSON.stringify(
+            failing ? { error: `failing on purpose (${seq} of ${this.failFirst})` } : repeat ? { error: `delivery ${delivery} was handled already (refusing repeats on purpose)` } : { ok: true },
+          ),
+        )
         for (const wake of this.waiters) wake()
       })
     })

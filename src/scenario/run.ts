@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { SandboxApiError, type SandboxClient, type Delivery } from '../client/index.js'
 import { CallbackReceiver, type ReceivedCallback } from './receiver.js'
+import { LabSteps, Unmet } from './run-lab.js'
 import { resolveValue, type Json } from './template.js'
 import type { CallbackStep, CreateStep, Presence, Scenario, SimulateStep, Step, StepKind, VerifyStep } from './types.js'
 
@@ -44,9 +45,6 @@ export interface RunOptions {
   /** Poll interval for the sandbox's delivery log. */
   pollMs?: number
 }
-
-/** An expectation that was not met; anything else thrown by a step is an error. */
-class Unmet extends Error {}
 
 /** Runs scenarios one after another against the sandbox the client talks to. Only the client is used. */
 export async function runScenarios(scenarios: Scenario[], options: RunOptions): Promise<RunReport> {
@@ -142,6 +140,7 @@ class ScenarioRun {
   private readonly merchants = new Map<string, string>()
   /** Deliveries already matched by a callback step. */
   private readonly consumedDeliveries = new Set<string>()
+  private readonly lab: LabSteps
 
   constructor(
     private readonly scenario: Scenario,
@@ -149,6 +148,7 @@ class ScenarioRun {
   ) {
     this.client = options.client
     this.pollMs = options.pollMs ?? 50
+    this.lab = new LabSteps(this.client, this.pollMs)
     this.bindings.set('sandbox', { url: this.client.url })
   }
 
@@ -163,7 +163,17 @@ class ScenarioRun {
   async step(step: Step): Promise<void> {
     switch (step.kind) {
       case 'receiver': {
-        const receiver = new CallbackReceiver(step.as, step.failFirst, step.failStatus)
+        const verifyWith = step.verifyWith === undefined ? undefined : String(this.resolve(step.verifyWith))
+        const receiver = new CallbackReceiver(step.as, step.failFirst, step.failStatus, {
+          refuseRepeats: step.refuseRepeats,
+          // A correct merchant: verify before answering.
+          ...(verifyWith !== undefined
+            ? { before: async (body: unknown) => {
+                  const trackId = (body as { trackId?: unknown } | undefined)?.trackId
+                  if (typeof trackId === 'string') await this.client.verifyPayment({ merchant: verifyWith, trackId }).catch(() => {})
+                } }
+            : {}),
+        })
         this.receivers.set(step.as, receiver)
         this.bindings.set(step.as, { url: await receiver.start() })
         return
@@ -196,6 +206,17 @@ class ScenarioRun {
         return this.verify(step)
       case 'callback':
         return this.callback(step)
+      case 'clock':
+        return this.lab.clock(step)
+      case 'mine':
+        return this.lab.mine(step, step.until !== undefined ? this.payments.get(step.until)!.trackId : undefined)
+      case 'verifies':
+        return this.lab.verifies(step, this.payments.get(step.payment)!.trackId)
+      case 'audit': {
+        const merchant = step.merchant === undefined ? undefined : String(this.resolve(step.merchant))
+        const trackId = step.payment === undefined ? undefined : this.payments.get(step.payment)!.trackId
+        return this.lab.audit(step, { ...(merchant !== undefined ? { merchant } : {}), ...(trackId !== undefined ? { trackId } : {}) })
+      }
     }
   }
 
@@ -246,6 +267,7 @@ class ScenarioRun {
         outcome: step.outcome,
         ...(amount !== undefined ? { amount: amount as number } : {}),
         ...(asset !== undefined ? { asset: asset as string } : {}),
+        ...(step.callback !== undefined ? { callback: step.callback } : {}),
       })
       if ('error' in step.expect) throw new Unmet(`expected the sandbox to refuse with ${step.expect.error}, but the payment became ${payment.status}`)
       const problems = check('status', step.expect.status, payment.status)
@@ -396,7 +418,7 @@ export function defaultTitle(step: Step): string {
     case 'create':
       return `create${step.as ? ` ${step.as}` : ''} → ${'error' in step.expect ? step.expect.error : step.expect.result}`
     case 'simulate':
-      return `simulate ${step.payment} ${step.outcome}${step.amount !== undefined ? ` (amount ${JSON.stringify(step.amount)})` : ''}${'error' in step.expect ? ` → ${step.expect.error}` : ''}`
+      return `simulate ${step.payment} ${step.outcome}${step.amount !== undefined ? ` (amount ${JSON.stringify(step.amount)})` : ''}${step.callback !== undefined ? ` (notification: ${step.callback})` : ''}${'error' in step.expect ? ` → ${step.expect.error}` : ''}`
     case 'verify': {
       const target = step.payment ?? 'trackId'
       return `verify ${target}${step.expect.result !== undefined ? ` → ${step.expect.result}` : ''}${step.expect.amountMatchesOrder === false ? ' (amount differs from order)' : ''}`
@@ -409,5 +431,16 @@ export function defaultTitle(step: Step): string {
     }
     case 'wait':
       return `wait ${step.ms} ms`
+    case 'clock':
+      return 'advance' in step.move ? `clock advance ${step.move.advance}` : 'set' in step.move ? `clock set ${step.move.set}` : 'clock reset'
+    case 'mine':
+      return step.until !== undefined ? `mine until ${step.until} is confirmed` : `mine ${step.blocks} block${step.blocks === 1 ? '' : 's'}`
+    case 'verifies':
+      return `verify calls of ${step.payment}: ${step.expect.verified ? 'verified' : 'not verified'}${step.expect.result !== undefined ? ` → ${step.expect.result}` : ''}${step.expect.count !== undefined ? `, ${step.expect.count} in all` : ''}`
+    case 'audit': {
+      const e = step.expect
+      const wanted = [e.verdict, e.fail !== undefined ? `${e.fail} fail` : undefined, e.warn !== undefined ? `${e.warn} warn` : undefined, ...(e.found ?? []).map((c) => `finds ${c}`), ...(e.absent ?? []).map((c) => `no ${c}`)]
+      return `audit${step.payment ? ` ${step.payment}` : ''}${step.merchant !== undefined ? ' (merchant)' : ''} → ${wanted.filter(Boolean).join(', ') || 'any'}`
+    }
   }
 }

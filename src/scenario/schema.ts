@@ -1,3 +1,5 @@
+import { CHECK_IDS } from '../audit/rules.js'
+import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
 import { SCENARIO_VERSION } from './types.js'
 
@@ -16,7 +18,7 @@ import { SCENARIO_VERSION } from './types.js'
 
 export const SCENARIO_SCHEMA_ID = 'urn:pay-sandbox:scenario:1'
 
-export const LIMITS = { waitMs: 60_000, withinMs: 120_000, failFirst: 100, steps: 500, depth: 64 } as const
+export const LIMITS = { waitMs: 60_000, withinMs: 120_000, failFirst: 100, steps: 500, depth: 64, blocks: 1000 } as const
 
 const NAME = '^[A-Za-z_][A-Za-z0-9_-]*$'
 
@@ -118,8 +120,21 @@ const receiverStep = {
           default: 500,
           examples: [503],
         },
+        verifyWith: {
+          title: 'Verify with this key',
+          description: 'Plays a correct merchant: on every callback the receiver calls verify for the callback’s trackId with this key before it answers. ${…} references are replaced, e.g. "${shop.key}".',
+          type: 'string',
+          errorMessage: 'must be a merchant key (or a ${…} reference)',
+          examples: ['${shop.key}'],
+        },
+        refuseRepeats: {
+          title: 'Refuse repeats',
+          description: 'Plays an endpoint that is not idempotent: a request whose X-Pay-Sandbox-Delivery it already answered 2xx is answered 409.',
+          type: 'boolean',
+          default: false,
+        },
       },
-      examples: [{ as: 'receiver' }, { as: 'flaky', failFirst: 2, failStatus: 503 }],
+      examples: [{ as: 'receiver' }, { as: 'flaky', failFirst: 2, failStatus: 503 }, { as: 'shop_endpoint', verifyWith: '${shop.key}' }],
     },
     title,
   },
@@ -235,8 +250,16 @@ const simulateStep = {
         outcome: { title: 'Outcome', description: 'What the customer does.', enum: outcomes, errorMessage: `must be one of ${outcomes.join(', ')}` },
         amount: sent('Paid amount', 'The amount paid, when it differs from the order.', [4]),
         asset: sent('Asset', 'The asset paid with.', ['USDT']),
+        callback: {
+          title: 'Notification',
+          description: `What the sandbox does with this change’s notification: ${CALLBACK_MODE_RULE}.`,
+          type: 'string',
+          pattern: CALLBACK_MODE_PATTERN,
+          errorMessage: `must be ${CALLBACK_MODE_RULE}`,
+          examples: ['drop', 'delay=30s', 'duplicate=2', 'reorder'],
+        },
       },
-      examples: [{ payment: 'order', outcome: 'paid' }],
+      examples: [{ payment: 'order', outcome: 'paid' }, { payment: 'order', outcome: 'paid', callback: 'drop' }],
     },
     expect: {
       title: 'Expected result',
@@ -399,6 +422,137 @@ const waitStep = {
   },
 } as const
 
+const durationText = {
+  type: 'string',
+  pattern: '^[0-9]+(\\.[0-9]+)?(ms|s|m|h)?$',
+  errorMessage: 'must be a duration such as 500ms, 30s, 15m or 1h (at most 24h)',
+  examples: ['10s', '15m'],
+} as const
+
+const clockStep = {
+  title: 'clock step',
+  description: 'Moves the sandbox clock: what becomes due (callback retries, delayed notifications, expiries, blocks) happens before the next step.',
+  type: 'object',
+  required: ['clock'],
+  additionalProperties: false,
+  properties: {
+    clock: {
+      title: 'Clock move',
+      description: 'One of advance (a duration), set (an ISO 8601 time, never earlier than the sandbox’s) or reset (back to real time).',
+      oneOf: [
+        { title: 'Advance', type: 'object', required: ['advance'], additionalProperties: false, properties: { advance: { title: 'By', description: 'How far to move the clock forward.', ...durationText } } },
+        {
+          title: 'Set',
+          type: 'object',
+          required: ['set'],
+          additionalProperties: false,
+          properties: { set: { title: 'To', description: 'An ISO 8601 time; never earlier than the sandbox’s time.', type: 'string', minLength: 10, maxLength: 40, examples: ['2030-01-31T12:00:00Z'] } },
+        },
+        { title: 'Reset', type: 'object', required: ['reset'], additionalProperties: false, properties: { reset: { title: 'Reset', description: 'Back to real time.', const: true } } },
+      ],
+      examples: [{ advance: '15m' }, { set: '2030-01-31T12:00:00Z' }, { reset: true }],
+    },
+    title,
+  },
+} as const
+
+const mineStep = {
+  title: 'mine step',
+  description: 'Mines blocks: one confirmation each for every unfinalized payment; one with enough becomes paid.',
+  type: 'object',
+  required: ['mine'],
+  additionalProperties: false,
+  properties: {
+    mine: {
+      title: 'Blocks',
+      description: 'How many blocks (blocks), or one block at a time until a payment of this file is no longer unfinalized (until).',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        blocks: { title: 'Blocks', description: 'Blocks to mine.', type: 'integer', minimum: 1, maximum: LIMITS.blocks, default: 1, examples: [2] },
+        until: { ...stepName('Payment', 'create', 'order'), description: 'Mine until this payment of the file is confirmed (paid), however many its asset needs.' },
+      },
+      examples: [{ blocks: 2 }, { until: 'order' }],
+    },
+    title,
+  },
+} as const
+
+const verifiesStep = {
+  title: 'verifies step',
+  description: 'Checks the verify calls the sandbox observed for a payment of this file: did its merchant verify, with what result, how often.',
+  type: 'object',
+  required: ['verifies'],
+  additionalProperties: false,
+  properties: {
+    verifies: {
+      title: 'Verify journal',
+      description: 'Whose verify calls to check, and how long to wait for them.',
+      type: 'object',
+      required: ['payment'],
+      additionalProperties: false,
+      properties: {
+        payment: stepName('Payment', 'create', 'order'),
+        within: { title: 'Time limit (ms)', description: 'How long to wait for "verified": true.', type: 'integer', minimum: 0, maximum: LIMITS.withinMs, default: 5000, examples: [2000] },
+      },
+      examples: [{ payment: 'order' }],
+    },
+    expect: {
+      title: 'Expected',
+      description: 'verified: the merchant verified the payment’s current status with its own key after the status last changed (true) or not (false); result: of that verify; count: verify calls of the payment in all.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        verified: { title: 'Verified', description: 'true: wait (up to "within") for the merchant’s verify of the current status; false: there must be none.', type: 'boolean', default: true },
+        result: resultCode('The result the merchant’s verify got, e.g. 100.'),
+        count: { title: 'Count', description: 'Verify calls of the payment, by any key.', type: 'integer', minimum: 0, maximum: 1_000_000 },
+      },
+      examples: [{ verified: true, result: 100 }],
+    },
+    title,
+  },
+} as const
+
+const checkId = { type: 'string', enum: CHECK_IDS, errorMessage: `must be a check id: ${CHECK_IDS.join(', ')}` } as const
+
+const auditStep = {
+  title: 'audit step',
+  description: 'Runs `pay audit` on what the sandbox observed and checks its verdict (by default: no failure).',
+  type: 'object',
+  required: ['audit'],
+  additionalProperties: false,
+  properties: {
+    audit: {
+      title: 'Audit',
+      description: 'Which payments: those of a merchant of this file, or one payment (by default every payment in the sandbox).',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        merchant: sent('Merchant API key', 'Only this merchant’s payments, e.g. "${shop.key}".', ['${shop.key}']),
+        payment: stepName('Payment', 'create', 'order'),
+        strict: { title: 'Strict', description: 'Warnings fail too.', type: 'boolean', default: false },
+        ignore: { title: 'Checks left out', description: 'Checks the audit leaves out, e.g. insecure-url for local receivers.', type: 'array', items: checkId, maxItems: CHECK_IDS.length, examples: [['insecure-url']] },
+      },
+      examples: [{ merchant: '${shop.key}', ignore: ['insecure-url'] }],
+    },
+    expect: {
+      title: 'Expected',
+      description: 'Any of: the verdict, how many failures and warnings, checks that must be found (found) or must not (absent). By default {"fail": 0}.',
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        verdict: { title: 'Verdict', description: 'pass, warn (warnings only) or fail.', enum: ['pass', 'warn', 'fail'], errorMessage: 'must be pass, warn or fail' },
+        fail: { title: 'Failures', description: 'How many failures the audit finds.', type: 'integer', minimum: 0 },
+        warn: { title: 'Warnings', description: 'How many warnings the audit finds.', type: 'integer', minimum: 0 },
+        found: { title: 'Checks found', description: 'Checks the audit must find.', type: 'array', items: checkId, maxItems: CHECK_IDS.length },
+        absent: { title: 'Checks not found', description: 'Checks the audit must not find.', type: 'array', items: checkId, maxItems: CHECK_IDS.length },
+      },
+      examples: [{ fail: 0 }, { found: ['unverified-notification'] }],
+    },
+    title,
+  },
+} as const
+
 /** One schema per step kind, each required to carry its action key, in the order the README lists them. */
 export const stepSchemas = {
   receiver: receiverStep,
@@ -410,6 +564,10 @@ export const stepSchemas = {
   verify: verifyStep,
   callback: callbackStep,
   wait: waitStep,
+  clock: clockStep,
+  mine: mineStep,
+  verifies: verifiesStep,
+  audit: auditStep,
 } as const
 
 export type StepKind = keyof typeof stepSchemas
@@ -438,7 +596,7 @@ export const scenarioSchema = {
       errorMessage: `must be a list of 1 to ${LIMITS.steps} steps`,
       items: {
         title: 'Step',
-        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait), an optional "title" and, on create, simulate and verify, an optional "expect".',
+        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit), an optional "title" and, on create, simulate, verify, verifies and audit, an optional "expect".',
         oneOf: [
           stepSchemas.receiver,
           stepSchemas.merchant,
@@ -449,6 +607,10 @@ export const scenarioSchema = {
           stepSchemas.verify,
           stepSchemas.callback,
           stepSchemas.wait,
+          stepSchemas.clock,
+          stepSchemas.mine,
+          stepSchemas.verifies,
+          stepSchemas.audit,
         ],
       },
       examples: [[{ merchant: { as: 'shop' } }, { wait: 100 }]],

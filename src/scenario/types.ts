@@ -18,7 +18,19 @@ export interface Scenario {
   steps: Step[]
 }
 
-export type Step = ReceiverStep | MerchantStep | ToggleStep | CreateStep | SimulateStep | VerifyStep | CallbackStep | WaitStep
+export type Step =
+  | ReceiverStep
+  | MerchantStep
+  | ToggleStep
+  | CreateStep
+  | SimulateStep
+  | VerifyStep
+  | CallbackStep
+  | WaitStep
+  | ClockStep
+  | MineStep
+  | VerifiesStep
+  | AuditStep
 export type StepKind = Step['kind']
 
 interface StepBase {
@@ -35,6 +47,10 @@ export interface ReceiverStep extends StepBase {
   /** The first N requests are answered with failStatus. */
   failFirst: number
   failStatus: number
+  /** A correct merchant: verify with this key on every callback before answering. */
+  verifyWith?: Json
+  /** An endpoint that is not idempotent: a delivery it already answered 2xx gets 409. */
+  refuseRepeats: boolean
 }
 
 /** A new merchant for this scenario; `${as.key}`, `${as.name}`. */
@@ -72,6 +88,8 @@ export interface SimulateStep extends StepBase {
   outcome: Outcome
   amount?: Json
   asset?: Json
+  /** The notification's callback mode (drop, delay=…, duplicate=…, reorder, send). */
+  callback?: string
   expect: { status: PaymentStatus } | { error: string }
 }
 
@@ -109,6 +127,40 @@ export interface CallbackStep extends StepBase {
 export interface WaitStep extends StepBase {
   kind: 'wait'
   ms: number
+}
+
+/** Moves the sandbox clock. */
+export interface ClockStep extends StepBase {
+  kind: 'clock'
+  move: { advance: string } | { set: string } | { reset: true }
+}
+
+/** Mines blocks: a number, or one at a time until a payment is confirmed. */
+export interface MineStep extends StepBase {
+  kind: 'mine'
+  blocks: number
+  /** Name of a create step. */
+  until?: string
+}
+
+/** Expectations on a payment's verify journal. */
+export interface VerifiesStep extends StepBase {
+  kind: 'verifies'
+  /** Name of a create step. */
+  payment: string
+  within: number
+  expect: { verified: boolean; result?: number; count?: number }
+}
+
+/** Runs the audit and checks its verdict. */
+export interface AuditStep extends StepBase {
+  kind: 'audit'
+  merchant?: Json
+  /** Name of a create step. */
+  payment?: string
+  strict: boolean
+  ignore: string[]
+  expect: { verdict?: 'pass' | 'warn' | 'fail'; fail?: number; warn?: number; found?: string[]; absent?: string[] }
 }
 
 /** Fields each kind of step binds under its `as` name. */

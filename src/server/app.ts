@@ -7,7 +7,9 @@ import { closeQuietConnections } from './connections.js'
 import { frameworkError, installErrorHandling } from './errors.js'
 import { installGuard } from './guard.js'
 import { installOpenapi } from '../openapi/install.js'
+import type { ClockView } from '../clock/sandbox-clock.js'
 import type { SandboxInfo } from './info.js'
+import type { CheckoutContext } from './routes/checkout.js'
 import { apiRoutes } from './routes/api.js'
 import { checkoutRoutes } from './routes/checkout.js'
 import { lifecycleRoutes } from './routes/lifecycle.js'
@@ -28,6 +30,10 @@ export const DEFAULT_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs:
 export interface AppOptions {
   service: SandboxService
   info: () => SandboxInfo
+  /** The sandbox clock, for health and the pages (default: real time). */
+  clock?: () => ClockView
+  /** What the checkout pages show beyond the payment: the clock, confirmations, expiry. */
+  checkout?: CheckoutContext
   /** One line per request; omit for silence. */
   log?: (line: string) => void
   /** Keeps the answered requests for the inspector and `pay logs tail`. */
@@ -98,8 +104,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }
 
   await app.register(apiRoutes(options.service))
-  await app.register(sandboxRoutes(options.service, options.info))
-  await app.register(checkoutRoutes(options.service))
+  await app.register(sandboxRoutes(options.service, options.info, options.clock))
+  await app.register(checkoutRoutes(options.service, options.checkout))
   await app.register(siteRoutes())
   await app.register(lifecycleRoutes(options.service, options.info, options.onShutdownRequest ?? (() => {})))
   for (const plugin of options.plugins ?? []) await app.register(plugin)

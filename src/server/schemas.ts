@@ -1,8 +1,9 @@
 /** JSON schemas of the routes. Spec bodies are only required to be objects: the spec's own rules answer the rest. */
 
-import { REPLAY_URL_MAX } from '../domain/callback.js'
+import { deliveryStates, REPLAY_URL_MAX } from '../domain/callback.js'
+import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
 import { failures, RequestError, type RequestErrorKind, SpecMessage, SpecResult } from '../domain/outcomes.js'
-import { MAX_AMOUNT } from '../domain/payment.js'
+import { MAX_AMOUNT, outcomes, paymentStatuses } from '../domain/payment.js'
 import { LIMITS } from '../domain/validate.js'
 
 export const anyObject = { type: 'object' } as const
@@ -101,13 +102,22 @@ export const idParams = {
   required: ['id'],
 } as const
 
+/** What to do with the notification of a change: send, drop, delay=<d>, duplicate=<n>, reorder. */
+export const callbackModeSchema = {
+  type: 'string',
+  maxLength: 40,
+  pattern: CALLBACK_MODE_PATTERN,
+  description: `What the sandbox does with this change's notification: ${CALLBACK_MODE_RULE}.`,
+} as const
+
 export const simulateBody = {
   type: 'object',
   properties: {
-    outcome: { type: 'string', enum: ['paid', 'unfinalized', 'failed'] },
+    outcome: { type: 'string', enum: outcomes },
     amount: { type: 'number' },
     // Checked by the service, whose message names the sandbox's assets.
     asset: { type: 'string' },
+    callback: callbackModeSchema,
   },
   required: ['outcome'],
   additionalProperties: false,
@@ -125,7 +135,7 @@ export const createMerchantBody = {
 export const paymentListQuery = {
   type: 'object',
   properties: {
-    status: { type: 'string', enum: ['pending', 'unfinalized', 'paid', 'failed'] },
+    status: { type: 'string', enum: paymentStatuses },
     merchant: { type: 'string' },
     limit: { type: 'integer', minimum: 1, maximum: 100000 },
   },
@@ -136,7 +146,7 @@ export const deliveryListQuery = {
   type: 'object',
   properties: {
     trackId: { type: 'string', minLength: 1, maxLength: 200 },
-    state: { type: 'string', enum: ['pending', 'delivered', 'failed'] },
+    state: { type: 'string', enum: deliveryStates },
     limit: { type: 'integer', minimum: 1, maximum: 100000 },
   },
   additionalProperties: false,

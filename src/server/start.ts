@@ -1,8 +1,16 @@
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { CallbackDispatcher } from '../callbacks/dispatcher.js'
+import { auditPlugin, runAudit } from '../audit/plugin.js'
+import type { AuditSettings } from '../audit/rules.js'
+import { type CallbackFaults, CallbackDispatcher } from '../callbacks/dispatcher.js'
 import { type CallbackPolicy, resolvePolicy } from '../callbacks/schedule.js'
+import { chainPlugin } from '../chain/plugin.js'
+import { type ChainOptions, ChainService } from '../chain/service.js'
+import { clockPlugin } from '../clock/plugin.js'
+import { SandboxClock } from '../clock/sandbox-clock.js'
+import { ClockService } from '../clock/service.js'
+import { ExpiryWatch } from '../service/expiry.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError } from '../store/errors.js'
@@ -12,7 +20,6 @@ import type { ExportImage } from '../domain/transfer.js'
 import { importSandbox } from '../service/transfer.js'
 import { version } from '../version.js'
 import { buildApp, DEFAULT_TIMEOUTS, type RequestTimeouts } from './app.js'
-import { nonDecreasing } from '../clock/clock.js'
 import type { SandboxInfo } from './info.js'
 import { callbackRoutes } from './routes/callbacks.js'
 import { telegramPlugin } from '../telegram/plugin.js'
@@ -35,6 +42,7 @@ export interface StartOptions {
   logError?: (error: unknown) => void
   /** Trouble worth seeing even without request lines (a callback attempt that could not be recorded). */
   warn?: (line: string) => void
+  /** Real time (default: the wall clock at start, moved on by the monotonic clock); the sandbox clock adds its offset. */
   now?: () => Date
   compactAfter?: number
   /** The store's file system; tests wrap the real one to inject faults. */
@@ -44,6 +52,14 @@ export interface StartOptions {
    * attempts out at once (default 64).
    */
   callbacks?: Partial<CallbackPolicy>
+  /** Faults played on notifications nobody asked a mode for: a default mode, or seeded chaos. */
+  callbackFaults?: CallbackFaults
+  /** Pending payments older than this expire (default: never). */
+  paymentTtlMs?: number
+  /** Confirmations needed (default: per asset) and automatic mining. */
+  chain?: ChainOptions
+  /** The audit's grace period and thresholds (default: DEFAULT_AUDIT_SETTINGS). */
+  audit?: Partial<AuditSettings>
   /**
    * Runs after `POST /_sandbox/shutdown` is answered. The CLI passes its signal path (stop, then exit);
    * by default the sandbox just stops.
@@ -75,6 +91,11 @@ export interface RunningSandbox {
   callbacks: CallbackDispatcher
   /** The Telegram Bot API emulator. */
   telegram: TelegramService
+  /** The sandbox clock, its moves, and the chain that mines on it. */
+  clock: ClockService
+  chain: ChainService
+  /** Expires pending payments; undefined without a time to live. */
+  expiry: ExpiryWatch | undefined
   /** Finishes in-flight requests, writes the full state to the data file, releases it. */
   stop(): Promise<void>
 }
@@ -92,7 +113,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const dataFile = resolve(options.dataFile ?? DEFAULT_DATA_FILE)
   const host = options.host ?? DEFAULT_HOST
   const port = options.port ?? DEFAULT_PORT
-  const now = nonDecreasing(options.now ?? (() => new Date()))
+  const sandboxClock = new SandboxClock({
+    ...(options.now ? { real: options.now } : {}),
+    onError: (error) => (options.logError ?? (() => {}))(error),
+  })
+  const now = (): Date => sandboxClock.now()
   const policy = resolvePolicy(options.callbacks)
   const allowedHosts = resolveAllowedHosts(options.allowedHosts, host)
   const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
@@ -104,7 +129,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
     ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
   })
-  const service = new SandboxService(store, now)
+  const saved = store.clock()
+  if (saved) sandboxClock.load(saved)
+  let chain: ChainService | undefined
+  const service = new SandboxService(store, now, { confirmationsFor: (asset) => chain!.required(asset) })
+  chain = new ChainService(service, sandboxClock, options.chain)
+  const clock = new ClockService(store, sandboxClock)
   if (options.seed) {
     try {
       await importSandbox(service, options.seed)
@@ -116,28 +146,53 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const callbacks = new CallbackDispatcher({
     store,
     policy,
-    now,
+    clock: sandboxClock,
+    ...(options.callbackFaults ? { faults: options.callbackFaults } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.warn ? { warn: options.warn } : {}),
   })
   service.onPaymentChanged(callbacks)
+  const expiry = options.paymentTtlMs !== undefined ? new ExpiryWatch(service, sandboxClock, options.paymentTtlMs) : undefined
+  if (expiry) service.onPaymentChanged(expiry)
   const telegram = new TelegramService(store, { ...options.telegram, now })
   const requests = new RequestLog()
   let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
   const app = await buildApp({
     service,
     info: () => info,
+    clock: () => sandboxClock.view(),
+    checkout: { clock: sandboxClock, chain, ...(expiry ? { expiry } : {}) },
     ...(options.log ? { log: options.log } : {}),
     ...(options.logError ? { logError: options.logError } : {}),
     requests,
     allowedHosts,
     timeouts: { headersMs, requestMs },
     onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
-    plugins: [callbackRoutes(store, callbacks), telegramPlugin(telegram), inspectorPlugin({ service, callbacks, requests, url: () => info.url })],
+    plugins: [
+      callbackRoutes(store, callbacks),
+      telegramPlugin(telegram),
+      clockPlugin(clock),
+      chainPlugin(chain),
+      auditPlugin(service, sandboxClock, options.audit),
+      inspectorPlugin({
+        service,
+        callbacks,
+        requests,
+        url: () => info.url,
+        lab: {
+          verifiesOf: (trackId) => service.store.verifiesOf(trackId),
+          audit: async () => {
+            await service.store.flushObservations()
+            return runAudit(service, sandboxClock, { strict: false }, options.audit)
+          },
+        },
+      }),
+    ],
   })
   try {
     await app.listen({ port, host })
   } catch (error) {
+    sandboxClock.stop()
     await callbacks.stop()
     await app.close()
     await store.close()
@@ -155,6 +210,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   store.setUrl(url)
   callbacks.resume()
   telegram.resume()
+  expiry?.start()
+  chain.start()
 
   let stopping: Promise<void> | undefined
   const running: RunningSandbox = {
@@ -165,9 +222,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     app,
     callbacks,
     telegram,
+    clock,
+    chain,
+    expiry,
     stop: () =>
       (stopping ??= (async () => {
-        // Retries wait for the next start rather than holding up the stop.
+        // Retries, expiries and blocks wait for the next start rather than holding up the stop.
+        expiry?.stop()
+        chain.stop()
+        sandboxClock.stop()
         await callbacks.stop()
         await app.close()
         await store.close()

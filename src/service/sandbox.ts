@@ -1,10 +1,12 @@
 import { assetRule, isAssetCode } from '../domain/assets.js'
 import { isMerchantKey, isMerchantName, merchantKeyRule, merchantNameRule } from '../domain/merchant.js'
 import { SandboxError, SpecMessage } from '../domain/outcomes.js'
-import { applyOutcome, type Outcome } from '../domain/payment.js'
+import type { CallbackMode } from '../domain/fault.js'
+import { applyOutcome, isFinal, type Outcome } from '../domain/payment.js'
 import { newMerchantKey, newRefNumber, newTrackId } from '../domain/ids.js'
 import { checkCreate, verifyOutcome, type VerifyBody } from '../domain/validate.js'
-import type { ChangeSource, Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
+import { verifyEntry } from '../domain/verify-journal.js'
+import type { ChangeSource, Delivery, Merchant, Payment, PaymentStatus, VerifyJournal } from '../domain/types.js'
 import type { Store } from '../store/store.js'
 import { KeyedLock } from './locks.js'
 import { notBefore } from '../clock/clock.js'
@@ -12,18 +14,28 @@ import type { SpecFailure } from '../domain/outcomes.js'
 
 export type CreateBody = { result: 100; trackId: string; message: typeof SpecMessage.success } | SpecFailure
 
-/** Told of every status change of a payment. */
+/** A change of a payment, as listeners are told of it. */
+export interface PaymentChange {
+  /** The payment before the change (its status may be the same: a confirmation was added). */
+  previous: Payment
+  /** The callback mode asked for with the change (`simulate --callback`). */
+  callback?: CallbackMode
+}
+
+/** Told of every change of a payment. */
 export interface PaymentListener {
   /**
    * Called in the same event-loop turn as the payment's own write, so what it writes joins the same journal
    * batch: durable together with the change, or failed with it (the callback dispatcher records the
    * notification here). Resolves once durable.
    */
-  recordWith?(payment: Payment): Promise<void>
+  recordWith?(payment: Payment, change: PaymentChange): Promise<void>
   /** Called once the change is durable (the checkout page's event stream). */
-  paymentChanged?(payment: Payment): void
-  /** Called once a new payment is durable (the inspector's event stream). */
+  paymentChanged?(payment: Payment, change: PaymentChange): void
+  /** Called once a new payment is durable (expiry starts counting; the inspector's event stream). */
   paymentCreated?(payment: Payment): void
+  /** Called once a reset or an import replaced the payments. */
+  paymentsReplaced?(): void
 }
 
 export interface SimulateRequest {
@@ -31,6 +43,13 @@ export interface SimulateRequest {
   amount?: number
   asset?: string
   source: ChangeSource
+  /** What to do with the notification of this change (default: the sandbox's callback mode). */
+  callback?: CallbackMode
+}
+
+export interface ServiceOptions {
+  /** Confirmations a payment paid with `asset` needs once unfinalized. */
+  confirmationsFor?: (asset: string | undefined) => number
 }
 
 /**
@@ -42,10 +61,12 @@ export class SandboxService {
   private readonly now: () => Date
   private readonly listeners: PaymentListener[] = []
   private readonly locks = new KeyedLock()
+  private readonly confirmationsFor: ((asset: string | undefined) => number) | undefined
 
-  constructor(store: Store, now: () => Date = () => new Date()) {
+  constructor(store: Store, now: () => Date = () => new Date(), options: ServiceOptions = {}) {
     this.store = store
     this.now = now
+    this.confirmationsFor = options.confirmationsFor
   }
 
   /** Adds a listener; the returned function removes it. */
@@ -82,43 +103,95 @@ export class SandboxService {
     return { result: 100, trackId, message: SpecMessage.success }
   }
 
+  /**
+   * The spec's verify. A verify of an existing payment is recorded in its verify journal, without holding the
+   * answer (see Store.observeVerify).
+   */
   verify(body: Record<string, unknown>): VerifyBody {
-    return verifyOutcome(
+    let merchant: Merchant | undefined
+    let payment: Payment | undefined
+    let looked = false
+    const answer = verifyOutcome(
       body,
-      (key) => this.store.getMerchant(key),
-      (trackId) => this.store.getPayment(trackId),
+      (key) => (merchant = this.store.getMerchant(key)),
+      (trackId) => {
+        looked = true
+        return (payment = this.store.getPayment(trackId))
+      },
     )
+    if (!looked && typeof body.trackId === 'string' && body.trackId.length > 0) payment = this.store.getPayment(body.trackId)
+    if (payment) this.store.observeVerify(verifyEntry({ payment, key: body.merchant, merchant, answer, at: this.stamp() }))
+    return answer
+  }
+
+  verifiesOf(trackId: string): VerifyJournal {
+    return this.store.verifiesOf(trackId) ?? { trackId, count: 0, entries: [] }
   }
 
   // ── customer simulation ───────────────────────────────────────────────
 
   /** Moves a payment as the customer would; one move of a payment at a time, each read from durable state. */
   simulate(trackId: string, request: SimulateRequest): Promise<Payment> {
-    return this.locks.run(`payment:${trackId}`, () => this.move(trackId, request))
+    if (request.asset !== undefined && !isAssetCode(request.asset)) throw new SandboxError('invalidField', assetRule(request.asset))
+    // Held back for the payment's next notification, a final one would never go.
+    if (request.callback?.mode === 'reorder' && isFinal(request.outcome)) {
+      throw new SandboxError(
+        'invalidField',
+        `callback mode reorder holds a notification back until the payment's next one, and a ${request.outcome} payment has no next one; use delay=<duration> to make it late`,
+      )
+    }
+    return this.change(
+      trackId,
+      (payment) =>
+        applyOutcome(payment, {
+          outcome: request.outcome,
+          ...(request.amount !== undefined ? { paidAmount: request.amount } : {}),
+          ...(request.asset !== undefined ? { asset: request.asset } : {}),
+          source: request.source,
+          now: notBefore(this.stamp(), payment.updatedAt),
+          newRefNumber: () => this.newRefNumber(),
+          ...(request.outcome === 'unfinalized' && this.confirmationsFor
+            ? { confirmationsRequired: this.confirmationsFor(request.asset ?? payment.asset) }
+            : {}),
+        }),
+      request.callback !== undefined ? { callback: request.callback } : {},
+    )
   }
 
-  private async move(trackId: string, request: SimulateRequest): Promise<Payment> {
-    const payment = this.requirePayment(trackId)
-    if (request.asset !== undefined && !isAssetCode(request.asset)) throw new SandboxError('invalidField', assetRule(request.asset))
-    const next = applyOutcome(payment, {
-      outcome: request.outcome,
-      ...(request.amount !== undefined ? { paidAmount: request.amount } : {}),
-      ...(request.asset !== undefined ? { asset: request.asset } : {}),
-      source: request.source,
-      now: notBefore(this.stamp(), payment.updatedAt),
-      newRefNumber: () => {
-        let ref = newRefNumber()
-        while (this.store.latest.hasRefNumber(ref)) ref = newRefNumber()
-        return ref
-      },
+  /**
+   * Changes a payment: `next` works out the new version from the durable one (undefined: no change), inside the
+   * payment's lock. Listeners record what goes with it in the same write, and are told once it is durable.
+   */
+  change(trackId: string, next: (payment: Payment) => Payment | undefined, context: Omit<PaymentChange, 'previous'> = {}): Promise<Payment> {
+    return this.locks.run(`payment:${trackId}`, async () => {
+      const payment = this.requirePayment(trackId)
+      const changed = next(payment)
+      if (changed === undefined) return payment
+      // A reset or import written meanwhile removed the payment: it is not written back.
+      if (!this.store.latest.getPayment(trackId)) throw new SandboxError('notFound', `no payment with trackId ${trackId}`)
+      const change: PaymentChange = { previous: payment, ...context }
+      const saving = [this.store.putPayment(changed)]
+      for (const listener of this.listeners) if (listener.recordWith) saving.push(listener.recordWith(changed, change))
+      await Promise.all(saving)
+      for (const listener of this.listeners) listener.paymentChanged?.(changed, change)
+      return changed
     })
-    // A reset or import written meanwhile removed the payment: it is not written back.
-    if (!this.store.latest.getPayment(trackId)) throw new SandboxError('notFound', `no payment with trackId ${trackId}`)
-    const saving = [this.store.putPayment(next)]
-    for (const listener of this.listeners) if (listener.recordWith) saving.push(listener.recordWith(next))
-    await Promise.all(saving)
-    for (const listener of this.listeners) listener.paymentChanged?.(next)
-    return next
+  }
+
+  /** Tells listeners that a reset or an import replaced the payments (once durable). */
+  paymentsReplaced(): void {
+    for (const listener of this.listeners) listener.paymentsReplaced?.()
+  }
+
+  /** The time for a change of `payment`: now, never before its last change. */
+  changeTime(payment: Payment): string {
+    return notBefore(this.stamp(), payment.updatedAt)
+  }
+
+  newRefNumber(): string {
+    let ref = newRefNumber()
+    while (this.store.latest.hasRefNumber(ref)) ref = newRefNumber()
+    return ref
   }
 
   requirePayment(trackId: string): Payment {

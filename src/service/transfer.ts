@@ -19,6 +19,7 @@ export interface ImportResult {
 export async function resetSandbox(service: SandboxService): Promise<ResetResult> {
   const before = service.store.counts()
   await service.store.reset()
+  service.paymentsReplaced()
   return { cleared: { payments: before.payments, deliveries: before.deliveries }, kept: { merchants: before.merchants } }
 }
 
@@ -47,5 +48,6 @@ export async function importSandbox(service: SandboxService, image: ExportImage)
   })
   const replaced = service.store.counts()
   await service.store.replace({ merchants, payments, deliveries })
+  service.paymentsReplaced()
   return { loaded: { merchants: merchants.length, payments: payments.length, deliveries: deliveries.length }, replaced }
 }

@@ -108,6 +108,8 @@ function isRecord(value: unknown): value is JournalRecord {
     case 'merchant':
     case 'payment':
     case 'delivery':
+    case 'clock':
+    case 'verify':
       return typeof r.v === 'object' && r.v !== null
     case 'reset':
       return true

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Adapter } from 'lowdb'
-import type { Delivery, Merchant, Payment } from '../domain/types.js'
+import type { ClockRecord, Delivery, Merchant, Payment, VerifyJournal } from '../domain/types.js'
 import { TELEGRAM_LISTS, type TelegramImage } from '../telegram/records.js'
 import { DataFileError } from './errors.js'
 import { type FileHandle, isMissing, type StoreFs } from './fs.js'
@@ -18,6 +18,10 @@ export interface Snapshot {
   merchants: Merchant[]
   payments: Payment[]
   deliveries: Delivery[]
+  /** The sandbox clock, when it was ever moved. */
+  clock?: ClockRecord
+  /** Verify journals of payments. */
+  verifies?: VerifyJournal[]
 }
 
 /** A snapshot as written and read: the Bot API emulator's lists are absent from files written before it. */
@@ -35,7 +39,9 @@ const RECORDS_PER_CHUNK = 250
 /** Hand-edited data files in another layout are parsed whole, up to this size. */
 const FREE_FORM_MAX_BYTES = 256 * 1024 * 1024
 const LISTS = ['merchants', 'payments', 'deliveries'] as const
-const ALL_LISTS = [...LISTS, ...TELEGRAM_LISTS] as const
+/** Lists absent from files written before they existed. */
+const LATER_LISTS = [...TELEGRAM_LISTS, 'verifies'] as const
+const ALL_LISTS = [...LISTS, ...LATER_LISTS] as const
 type ListName = (typeof ALL_LISTS)[number]
 const LIST_OPENING = new RegExp(`^"(${ALL_LISTS.join('|')})": \\[(\\],?)?$`)
 
@@ -82,14 +88,19 @@ export class SnapshotFile implements Adapter<SnapshotData> {
     const tmp = `${this.path}.tmp-${process.pid}`
     const handle = await this.fs.open(tmp, 'w')
     try {
-      const head = { format: data.format, seq: data.seq, ...(data.store !== undefined ? { store: data.store } : {}) }
+      const head = {
+        format: data.format,
+        seq: data.seq,
+        ...(data.store !== undefined ? { store: data.store } : {}),
+        ...(data.clock !== undefined ? { clock: data.clock } : {}),
+      }
       const fields = Object.entries(head).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)},\n`)
       await writeAll(handle, `{\n${fields.join('')}`)
       await writeRecords(handle, 'merchants', data.merchants, ',')
       await writeRecords(handle, 'payments', data.payments, ',')
       await writeRecords(handle, 'deliveries', data.deliveries, ',')
-      for (const [i, list] of TELEGRAM_LISTS.entries()) {
-        await writeRecords(handle, list, data[list] ?? [], i === TELEGRAM_LISTS.length - 1 ? '' : ',')
+      for (const [i, list] of LATER_LISTS.entries()) {
+        await writeRecords(handle, list, data[list] ?? [], i === LATER_LISTS.length - 1 ? '' : ',')
       }
       await writeAll(handle, '}\n')
       await handle.sync()
@@ -223,8 +234,11 @@ function parseSnapshot(data: unknown, path: string): SnapshotData {
   for (const key of LISTS) {
     if (!Array.isArray(d[key])) throw problem(`${key} is not a list`)
   }
-  for (const key of TELEGRAM_LISTS) {
+  for (const key of LATER_LISTS) {
     if (d[key] !== undefined && !Array.isArray(d[key])) throw problem(`${key} is not a list`)
+  }
+  if (d.clock !== undefined && (typeof d.clock !== 'object' || d.clock === null || typeof (d.clock as { offsetMs?: unknown }).offsetMs !== 'number')) {
+    throw problem('clock is not a clock record')
   }
   return d as unknown as SnapshotData
 }

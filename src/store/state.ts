@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
+import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { TelegramChange, TelegramImage } from '../telegram/records.js'
 import { TelegramState } from './telegram-state.js'
 
@@ -9,11 +9,24 @@ export interface StateImage {
   deliveries: Delivery[]
 }
 
+/** Verify entries kept per payment, besides the count of all. */
+export const VERIFY_JOURNAL_KEEP = 50
+
+/** The sandbox's own records beside the lists: the clock, and the verify journals. */
+export interface SandboxRecords {
+  clock?: ClockRecord
+  verifies?: VerifyJournal[]
+}
+
 /** One change, as the journal records it (without its sequence number). */
 export type Change =
   | { k: 'merchant'; v: Merchant }
   | { k: 'payment'; v: Payment }
   | { k: 'delivery'; v: Delivery }
+  /** The sandbox clock moved. */
+  | { k: 'clock'; v: ClockRecord }
+  /** A verify of an existing payment, observed (journaled without holding the answer). */
+  | { k: 'verify'; v: VerifyEntry }
   /** Payments and deliveries cleared; merchants kept. */
   | { k: 'reset' }
   /** Merchants, payments and deliveries replaced (import); the Bot API emulator's records stay. Written as a snapshot, never as a journal line. */
@@ -41,6 +54,8 @@ export class State implements StateReader {
   private readonly deliveries = new Map<string, Delivery>()
   private readonly deliveriesByTrackId = new Map<string, string[]>()
   private readonly refNumbers = new Set<string>()
+  private readonly verifies = new Map<string, VerifyJournal>()
+  private clockRecord: ClockRecord | undefined
   /** The Bot API emulator's bots, chats, messages, updates and files. */
   readonly telegram = new TelegramState()
 
@@ -93,6 +108,15 @@ export class State implements StateReader {
     return ids.map((id) => this.deliveries.get(id)).filter((d): d is Delivery => d !== undefined)
   }
 
+  /** A payment's verify journal: its latest entries and how many there were. */
+  verifiesOf(trackId: string): VerifyJournal | undefined {
+    return this.verifies.get(trackId)
+  }
+
+  get clock(): ClockRecord | undefined {
+    return this.clockRecord
+  }
+
   counts(): { merchants: number; payments: number; deliveries: number } {
     return { merchants: this.merchants.size, payments: this.payments.size, deliveries: this.deliveries.size }
   }
@@ -107,8 +131,21 @@ export class State implements StateReader {
   }
 
   /** Everything, for a snapshot. */
-  fullImage(): StateImage & TelegramImage {
-    return { ...this.image(), ...this.telegram.image() }
+  fullImage(): StateImage & TelegramImage & SandboxRecords {
+    return { ...this.image(), ...this.telegram.image(), ...this.records() }
+  }
+
+  /** The clock and the verify journals. */
+  records(): SandboxRecords {
+    return { ...(this.clockRecord ? { clock: this.clockRecord } : {}), verifies: [...this.verifies.values()] }
+  }
+
+  /** Puts back the clock and verify journals of a snapshot (records of payments it lacks are left out). */
+  loadRecords(records: SandboxRecords): void {
+    if (records.clock) this.clockRecord = records.clock
+    for (const journal of records.verifies ?? []) {
+      if (this.payments.has(journal.trackId)) this.verifies.set(journal.trackId, journal)
+    }
   }
 
   apply(change: Change): void {
@@ -124,6 +161,11 @@ export class State implements StateReader {
         return this.clearActivity()
       case 'tg':
         return this.telegram.apply(change.v)
+      case 'clock':
+        this.clockRecord = change.v
+        return
+      case 'verify':
+        return this.addVerify(change.v)
       case 'replace':
         this.merchants.clear()
         this.merchantsByDigest.clear()
@@ -139,6 +181,7 @@ export class State implements StateReader {
   }
 
   private clearActivity(): void {
+    this.verifies.clear()
     this.payments.clear()
     this.deliveries.clear()
     this.deliveriesByTrackId.clear()
@@ -155,6 +198,15 @@ export class State implements StateReader {
     if (before?.refNumber !== undefined && before.refNumber !== p.refNumber) this.refNumbers.delete(before.refNumber)
     this.payments.set(p.trackId, p)
     if (p.refNumber) this.refNumbers.add(p.refNumber)
+  }
+
+  /** A new journal each time (records are never changed in place), keeping the latest entries. */
+  private addVerify(entry: VerifyEntry): void {
+    if (!this.payments.has(entry.trackId)) return
+    const before = this.verifies.get(entry.trackId)
+    const kept = before ? before.entries.slice(before.entries.length >= VERIFY_JOURNAL_KEEP ? 1 - VERIFY_JOURNAL_KEEP : 0) : []
+    kept.push(entry)
+    this.verifies.set(entry.trackId, { trackId: entry.trackId, count: (before?.count ?? 0) + 1, entries: kept })
   }
 
   private setDelivery(d: Delivery): void {

@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path'
 import { Low } from 'lowdb'
 import { SandboxError } from '../domain/outcomes.js'
-import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
+import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import { DataFileError } from './errors.js'
 import { isMissing, nodeFs, type StoreFs } from './fs.js'
 import { dirOf, syncDir } from './fsutil.js'
@@ -9,7 +9,7 @@ import { JOURNAL_FORMAT, type JournalHeader, JournalWriter, readJournal } from '
 import { DataFileLock, realDataPath } from './lock.js'
 import { PendingView } from './pending.js'
 import { emptySnapshot, isSnapshotTemp, newStoreId, type Snapshot, type SnapshotData, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
-import { type Change, State, type StateImage, type StateReader } from './state.js'
+import { type Change, type SandboxRecords, State, type StateImage, type StateReader } from './state.js'
 import type { TelegramReader } from './telegram-state.js'
 import type { TelegramChange, TelegramImage } from '../telegram/records.js'
 
@@ -49,6 +49,10 @@ interface Pending {
 
 const COMPACT_AFTER_BYTES = 64 * 1024 * 1024
 const SNAPSHOT_RETRY_MS = { first: 1_000, max: 60_000 }
+/** An observation waits this long for a change to share a write with, then is written on its own. */
+const OBSERVATION_WAIT_MS = 25
+/** Observations waiting beyond this many are dropped, the oldest first (the disk is failing, or far behind). */
+const OBSERVATIONS_MAX = 100_000
 
 /**
  * The sandbox's state: in memory, with indexes, made durable by an append-only journal.
@@ -83,6 +87,10 @@ export class Store {
   private durableSeq = 0
   private journalRecords = 0
   private queue: Pending[] = []
+  /** Observations (verify calls): written with the next batch, never holding an answer, never failing one. */
+  private observations: Change[] = []
+  private observationTimer: NodeJS.Timeout | undefined
+  private observationsDue = false
   private scheduled = false
   private writing: Promise<void> | undefined
   private compaction: Promise<void> | undefined
@@ -137,6 +145,7 @@ export class Store {
     const created = snapshot === fresh
     this.durable.apply({ k: 'replace', v: snapshot })
     this.durable.telegram.load(snapshot)
+    this.durable.loadRecords(snapshot)
     this.storeId = snapshot.store ?? newStoreId()
     let seq = snapshot.seq
     let covered = snapshot.seq
@@ -266,6 +275,16 @@ export class Store {
     return this.durable.image()
   }
 
+  /** The sandbox clock as last saved; undefined when it was never moved. */
+  clock(): ClockRecord | undefined {
+    return this.durable.clock
+  }
+
+  /** A payment's verify journal as written (an entry shows only once it is on disk). */
+  verifiesOf(trackId: string): VerifyJournal | undefined {
+    return this.durable.verifiesOf(trackId)
+  }
+
   /** The Bot API emulator's durable records. */
   get telegram(): TelegramReader {
     return this.durable.telegram
@@ -289,6 +308,27 @@ export class Store {
     return this.commit({ k: 'tg', v: change })
   }
 
+  putClock(record: ClockRecord): Promise<void> {
+    return this.commit({ k: 'clock', v: record })
+  }
+
+  /**
+   * Records a verify call without holding its answer: the entry joins the next journal write (or, after a short
+   * wait with none, one of its own). It is an observation, not a change anyone was promised: a crash in the
+   * instant before it is written loses it, and a write that fails drops it. Readers see it once it is written.
+   */
+  observeVerify(entry: VerifyEntry): void {
+    if (this.closed) return
+    // Past the bound, the older half goes at once (cutting one at a time would copy the list on every call).
+    if (this.observations.length >= OBSERVATIONS_MAX) this.observations.splice(0, OBSERVATIONS_MAX / 2)
+    this.observations.push({ k: 'verify', v: entry })
+    this.observationTimer ??= setTimeout(() => {
+      this.observationTimer = undefined
+      this.observationsDue = true
+      this.kick()
+    }, OBSERVATION_WAIT_MS).unref()
+  }
+
   /** Clears payments and deliveries, and the emulator's chats, updates and files; merchants and bots stay. */
   reset(): Promise<void> {
     return this.commit({ k: 'reset' })
@@ -303,25 +343,46 @@ export class Store {
     if (this.closed) return Promise.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
     const seq = ++this.seq
     this.pending.noted(seq, change)
+    // What was observed of the records a reset or import removes is of no use any more.
+    if (change.k === 'reset' || change.k === 'replace') this.observations.length = 0
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ seq, change, resolve, reject })
-      if (!this.scheduled) {
-        this.scheduled = true
-        setImmediate(() => {
-          this.scheduled = false
-          this.writing ??= this.drain().finally(() => {
-            this.writing = undefined
-          })
-        })
-      }
+      this.kick()
     })
   }
 
-  /** Writes queued changes, one append per batch (an import on its own, as a snapshot), until none are left. */
+  /** Starts writing in the next turn of the event loop (all changes of this turn share one write). */
+  private kick(): void {
+    if (this.scheduled) return
+    this.scheduled = true
+    setImmediate(() => {
+      this.scheduled = false
+      this.writing ??= this.drain().finally(() => {
+        this.writing = undefined
+        if (this.observations.length > 0 && this.observationsDue) this.kick()
+      })
+    })
+  }
+
+  /**
+   * Writes queued changes, one append per batch (an import on its own, as a snapshot), until none are left.
+   * Observations ride along with each batch; on their own they are written only once they have waited.
+   */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
+    while (this.queue.length > 0 || (this.observationsDue && this.observations.length > 0)) {
       const replaceAt = this.queue.findIndex((p) => p.change.k === 'replace')
       const batch = replaceAt === 0 ? this.queue.splice(0, 1) : replaceAt > 0 ? this.queue.splice(0, replaceAt) : this.queue.splice(0)
+      let observed = 0
+      if (replaceAt === -1 && this.observations.length > 0) {
+        this.observationsDue = false
+        clearTimeout(this.observationTimer)
+        this.observationTimer = undefined
+        // Numbered as they are written, so the journal stays in order.
+        const taken = this.observations.splice(0)
+        for (const change of taken) batch.push({ seq: ++this.seq, change, resolve: noop, reject: noop })
+        observed = taken.length
+      }
+      if (batch.length === 0) break
       const first = batch[0]!
       try {
         if (first.change.k === 'replace') await this.writeImport(first.seq, first.change.v)
@@ -335,9 +396,17 @@ export class Store {
         this.durableSeq = p.seq
         this.pending.settled(p.seq, p.change)
       }
-      if (first.change.k !== 'replace') this.journalRecords += batch.length
+      // Observations are small and cheap to replay: they bring compaction nearer only through the journal's size.
+      if (first.change.k !== 'replace') this.journalRecords += batch.length - observed
       for (const p of batch) p.resolve()
       if (this.shouldCompact()) await this.compact()
+    }
+    if (this.observations.length > 0 && this.observationTimer === undefined && !this.observationsDue) {
+      this.observationTimer = setTimeout(() => {
+        this.observationTimer = undefined
+        this.observationsDue = true
+        this.kick()
+      }, OBSERVATION_WAIT_MS).unref()
     }
   }
 
@@ -355,8 +424,9 @@ export class Store {
   /** An import becomes a snapshot of its own; journal records before it are older and skipped on replay. */
   private async writeImport(seq: number, image: StateImage): Promise<void> {
     while (this.compaction) await this.compaction
-    // An import carries no emulator records: the ones in use stay.
-    await this.writeSnapshot({ ...image, ...this.durable.telegram.image() }, seq)
+    // An import carries no emulator records and no clock: the ones in use stay.
+    const clock = this.durable.clock
+    await this.writeSnapshot({ ...image, ...this.durable.telegram.image(), ...(clock ? { clock } : {}) }, seq)
     this.oldJournal = false
     await this.fs.unlink(this.oldJournalPath).catch(() => {})
   }
@@ -400,13 +470,26 @@ export class Store {
       })
   }
 
-  private async writeSnapshot(image: StateImage & Partial<TelegramImage>, seq: number): Promise<void> {
+  private async writeSnapshot(image: StateImage & Partial<TelegramImage> & SandboxRecords, seq: number): Promise<void> {
     this.db.data = { format: SNAPSHOT_FORMAT, seq, store: this.storeId, ...image }
     await this.db.write()
   }
 
+  /** Writes the observations made so far now, and waits until they are on disk (or failed). */
+  async flushObservations(): Promise<void> {
+    if (this.observations.length > 0) {
+      this.observationsDue = true
+      this.kick()
+    }
+    while (this.writing || this.scheduled) await (this.writing ?? new Promise((r) => setImmediate(r)))
+  }
+
   /** Waits for pending writes and compaction: afterwards every change made so far is settled. */
   async flush(): Promise<void> {
+    if (this.observations.length > 0) {
+      this.observationsDue = true
+      this.kick()
+    }
     while (this.writing || this.scheduled || this.queue.length > 0 || this.compaction) {
       await (this.writing ?? this.compaction ?? new Promise((r) => setImmediate(r)))
     }
@@ -417,6 +500,7 @@ export class Store {
     if (this.closed) return
     await this.flush()
     this.closed = true
+    clearTimeout(this.observationTimer)
     try {
       await this.writeSnapshot(this.durable.fullImage(), this.durableSeq)
       await this.journal.close()
@@ -442,6 +526,8 @@ export class Store {
     return this.journal.writes
   }
 }
+
+function noop(): void {}
 
 function journalLine(p: Pending): string {
   return `${JSON.stringify({ s: p.seq, ...p.change })}\n`

@@ -1,24 +1,16 @@
-import { mkdirSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest'
 import { type Sandbox, startSandbox } from '../../src/index.js'
-import { ROOT } from '../helpers.js'
 import { runReferenceBot } from '../telegram/reference-bot.js'
-
-const OUTPUT = join(ROOT, 'test-output')
-const CHROMIUM = process.env.PAY_CHROMIUM ?? '/usr/bin/chromium'
+import { launchChromium, OUTPUT } from './chromium.js'
 
 let browser: Browser
 let sb: Sandbox
 
 beforeAll(async () => {
-  mkdirSync(OUTPUT, { recursive: true })
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
+  browser = await launchChromium()
   sb = await startSandbox({ callbacks: { retries: 2, timeoutMs: 2000, scheduleMs: [100] } })
 })
 afterAll(async () => {

@@ -15,7 +15,7 @@ async function commandFiles(dir = join(ROOT, 'commands')): Promise<string[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) out.push(...(await commandFiles(path)))
-    else if (entry.name.endsWith('.ts')) out.push(relative(join(ROOT, 'commands'), path).replace(/\.ts$/, '').split('/').join(':'))
+    else if (entry.name.endsWith('.ts')) out.push(relative(join(ROOT, 'commands'), path).replace(/\.ts$/, '').split('/').join(':').replace(/:index$/, ''))
   }
   return out.sort()
 }

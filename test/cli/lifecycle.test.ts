@@ -171,7 +171,7 @@ describe('reset, export, import', () => {
     ['not JSON', '{"format": ', /bad\.json is not a valid export file:\n\s+- the file is not valid JSON: it ends before its object does/],
     ['wrong format', { format: 'other', version: 1, merchants: [], payments: [], deliveries: [] }, /format must be "pay-sandbox-export" \(got "other"\)/],
     ['newer version', { format: 'pay-sandbox-export', version: 2, merchants: [], payments: [], deliveries: [] }, /version must be 1 \(got 2\)/],
-    ['bad record fields', 'FIELDS', /payments\[0\]\.amount must be a number greater than 0 and at most 1e12 \(got -1\)\n\s+- payments\[0\]\.history\[0\]\.source must be one of api, checkout, control \(got "robot"\)/],
+    ['bad record fields', 'FIELDS', /payments\[0\]\.amount must be a number greater than 0 and at most 1e12 \(got -1\)\n\s+- payments\[0\]\.history\[0\]\.source must be one of api, checkout, control, clock, chain \(got "robot"\)/],
     ['dangling reference', 'DANGLING', /payments\[0\]\.merchant "ghost" is not one of the file's merchants/],
     ['an amount beyond the API bound', 'HUGE_AMOUNT', /bad\.json is not a valid export file:\n\s+- payments\[0\]\.amount must be .*\(got 1\.79e\+308\)/],
     ['CR LF in a delivery event', 'CRLF_EVENT', /bad\.json is not a valid export file:\n\s+- deliveries\[0\]\.event must be "payment\.status_changed" \(got "x\\r\\nX-Injected: 1"\)/],

@@ -34,6 +34,37 @@ describe('scenario runner', () => {
     expect(payment).toMatchObject({ status: 'paid', paidAmount: 4, amount: 10 })
   })
 
+  it('fails a verifies or audit step whose expectation does not hold, saying what the sandbox observed', async () => {
+    const sb = await sandbox()
+    const report = await runScenario(
+      scenario('unhappy', [
+        { receiver: { as: 'naive' } },
+        { merchant: { as: 'shop' } },
+        { create: { as: 'order', merchant: '${shop.key}', amount: 10, callbackUrl: '${naive.url}' } },
+        { simulate: { payment: 'order', outcome: 'paid', callback: 'duplicate=2' } },
+        { callback: { receiver: 'naive', payment: 'order', match: { status: 'paid' } } },
+        { clock: { advance: '11s' } },
+        { verifies: { payment: 'order', within: 100 }, expect: { verified: true } },
+      ]),
+      { client: sb.client },
+    )
+    expect(report.steps.at(-1)).toMatchObject({
+      outcome: 'failed',
+      message: "the merchant did not verify the payment's paid status after it changed, within 100 ms (0 verify calls)",
+    })
+    const audit = await runScenario(
+      scenario('audit', [
+        { merchant: { as: 'shop' } },
+        { create: { as: 'order', merchant: '${shop.key}', amount: 10, callbackUrl: 'https://shop.example/cb' } },
+        { simulate: { payment: 'order', outcome: 'paid', callback: 'drop' } },
+        { clock: { advance: '11s' } },
+        { audit: { merchant: '${shop.key}' } },
+      ]),
+      { client: sb.client },
+    )
+    expect(audit.steps.at(-1)!.message).toMatch(/^expected 0 failures, got 1 — findings: FAIL dropped-unreconciled \(\S+\): the paid notification was dropped at .* \(requested by simulate\), and the payment was never verified after it changed$/)
+  })
+
   it('expects request errors the spec has no result code for', async () => {
     const sb = await sandbox()
     const report = await runScenario(

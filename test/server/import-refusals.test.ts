@@ -78,16 +78,16 @@ describe('import refuses what the API never makes, naming the record and field, 
     ['a returnUrl with a tab', edit((f) => (f.payments[0]!.returnUrl = 'https://shop.example/\treturn')), /payments\[0\]\.returnUrl must be an absolute http or https URL/],
     ['a 5 MB description', edit((f) => (f.payments[0]!.description = 'x'.repeat(5_000_000))), /payments\[0\] is larger than 64 KB, more than any the sandbox writes/],
     // statuses, states, times, history
-    ['an unknown status', edit((f) => ((f.payments[0] as unknown as Record<string, unknown>).status = 'refunded')), /payments\[0\]\.status must be one of pending, unfinalized, paid, failed \(got "refunded"\)/],
-    ['an unknown delivery state', edit((f) => ((f.deliveries[0] as unknown as Record<string, unknown>).state = 'sending')), /deliveries\[0\]\.state must be one of pending, delivered, failed \(got "sending"\)/],
+    ['an unknown status', edit((f) => ((f.payments[0] as unknown as Record<string, unknown>).status = 'refunded')), /payments\[0\]\.status must be one of pending, unfinalized, paid, failed, expired \(got "refunded"\)/],
+    ['an unknown delivery state', edit((f) => ((f.deliveries[0] as unknown as Record<string, unknown>).state = 'sending')), /deliveries\[0\]\.state must be one of pending, delivered, failed, dropped \(got "sending"\)/],
     ['the 30th of February', edit((f) => (f.payments[0]!.createdAt = '2026-02-30T00:00:00.000Z')), /payments\[0\]\.createdAt must be a time as the sandbox writes it, such as 2026-01-31T12:00:00\.000Z \(got "2026-02-30T00:00:00\.000Z"\)/],
     ['hour 24', edit((f) => (f.deliveries[0]!.attempts[0]!.at = '2026-01-01T24:00:00.000Z')), /deliveries\[0\]\.attempts\[0\]\.at must be a time as the sandbox writes it/],
     ['a history no payment could live', edit((f) => f.payments[0]!.history.reverse()), /payments\[0\]\.history\[0\]\.status must be pending: every payment starts pending \(got "paid"\)/],
-    ['a history longer than the statuses', edit((f) => f.payments[0]!.history.push(...f.payments[0]!.history)), /payments\[0\]\.history must hold at most 4 entries \(got 6\)/],
+    ['a history longer than the statuses', edit((f) => f.payments[0]!.history.push(...f.payments[0]!.history)), /payments\[0\]\.history must hold at most 5 entries \(got 6\)/],
     // attempts
     ['a 2049-character response excerpt', edit((f) => (f.deliveries[0]!.attempts[0]!.responseExcerpt = 'x'.repeat(2049))), /deliveries\[0\]\.attempts\[0\]\.responseExcerpt must be at most 2048 characters \(got 2049\)/],
     ['a 5000-character attempt error', edit((f) => (f.deliveries[0]!.attempts[0]!.error = 'e'.repeat(5000))), /deliveries\[0\]\.attempts\[0\]\.error must be at most 4096 characters \(got 5000\)/],
-    ['102 attempts', edit((f) => (f.deliveries[0]!.attempts = Array.from({ length: 102 }, (_, j) => ({ ...f.deliveries[0]!.attempts[0]!, attempt: j + 1 })))), /deliveries\[0\]\.attempts must hold at most 101 entries \(got 102\)/],
+    ['121 attempts', edit((f) => (f.deliveries[0]!.attempts = Array.from({ length: 121 }, (_, j) => ({ ...f.deliveries[0]!.attempts[0]!, attempt: j + 1 })))), /deliveries\[0\]\.attempts must hold at most 120 entries \(got 121\)/],
     ['more attempts than maxRetries allows', edit((f) => {
       f.deliveries[0]!.maxRetries = 0
       f.deliveries[0]!.attempts.push({ ...f.deliveries[0]!.attempts[0]!, attempt: 2 })

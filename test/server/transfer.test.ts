@@ -48,3 +48,34 @@ test('a state made through the API passes the whole export schema and imports ba
   const again = await sb.client.exportState()
   expect({ ...again, exportedAt: '' }).toEqual({ ...made, exportedAt: '' })
 })
+
+test('expired payments, confirmations and callback faults export and import back; the import keeps the clock and clears the verify journals', async () => {
+  const source = await sandbox({ paymentTtlMs: 60_000 })
+  const ids: string[] = []
+  for (let i = 0; i < 4; i++) {
+    const created = await source.client.createPayment({ merchant: 'sandbox', amount: 3, callbackUrl: 'https://shop.example/cb' })
+    if (created.result !== 100) throw new Error(JSON.stringify(created))
+    ids.push(created.trackId)
+  }
+  const [expiring, confirming, dropped, duplicated] = ids as [string, string, string, string]
+  await source.client.simulate(confirming, { outcome: 'unfinalized', asset: 'ETH' })
+  await source.client.mine()
+  await source.client.simulate(dropped, { outcome: 'paid', callback: 'drop' })
+  await source.client.simulate(duplicated, { outcome: 'paid', callback: 'duplicate=3' })
+  await source.client.advanceClock(60_000)
+  await source.client.verifyPayment({ merchant: 'sandbox', trackId: expiring })
+  await expect.poll(async () => (await source.client.getPayment(expiring)).verifies.count).toBe(1)
+  const exported = await source.client.exportState()
+  expect(exported.payments.find((p) => p.trackId === expiring)?.status).toBe('expired')
+
+  const target = await sandbox()
+  await target.client.advanceClock(3_600_000)
+  await target.client.importState(exported)
+  const { payment, deliveries } = await target.client.getPayment(confirming)
+  expect(payment).toMatchObject({ status: 'unfinalized', confirmations: 1, confirmationsRequired: 3 })
+  expect(deliveries[0]!.state).toBe('failed')
+  expect((await target.client.getPayment(dropped)).deliveries[0]).toMatchObject({ state: 'dropped', fault: { mode: 'drop' } })
+  expect((await target.client.getPayment(duplicated)).deliveries[0]!.fault).toMatchObject({ mode: 'duplicate', copies: 3 })
+  expect((await target.client.clock()).aheadMs).toBeGreaterThanOrEqual(3_600_000)
+  expect((await target.client.getPayment(expiring)).verifies.count).toBe(0)
+})

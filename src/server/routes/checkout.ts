@@ -3,14 +3,25 @@ import { ASSET_CODES } from '../../checkout/assets.js'
 import { checkoutPage, notFoundPage } from '../../checkout/checkout-page.js'
 import { pageHeaders } from '../../checkout/layout.js'
 import { checkoutStatus } from '../../checkout/status.js'
+import type { ChainService } from '../../chain/service.js'
+import type { SandboxClock } from '../../clock/sandbox-clock.js'
+import { callbackField } from '../../domain/fault.js'
 import { SandboxError } from '../../domain/outcomes.js'
-import { isFinal, type Outcome } from '../../domain/payment.js'
+import { isFinal, type Outcome, outcomes } from '../../domain/payment.js'
 import type { Payment } from '../../domain/types.js'
+import type { ExpiryWatch } from '../../service/expiry.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
-import { GUARD_REFUSALS, json, media, noQuery, replies } from '../schemas.js'
+import { callbackModeSchema, GUARD_REFUSALS, json, media, noQuery, replies } from '../schemas.js'
 import { type EventStream, EventStreams } from '../sse.js'
 
 const tags = ['Checkout page']
+
+/** What the pages show beyond the payment: the sandbox clock, the confirmations needed, when a payment expires. */
+export interface CheckoutContext {
+  clock: SandboxClock
+  chain: ChainService
+  expiry?: ExpiryWatch
+}
 
 const pageParams = {
   type: 'object',
@@ -26,9 +37,10 @@ const pageQuery = {
 const checkoutSimulateBody = {
   type: 'object',
   properties: {
-    outcome: { type: 'string', enum: ['paid', 'unfinalized', 'failed'] },
+    outcome: { type: 'string', enum: outcomes },
     amount: { type: 'number' },
     asset: { type: 'string', enum: [...ASSET_CODES] },
+    callback: callbackModeSchema,
   },
   required: ['outcome'],
   additionalProperties: false,
@@ -46,6 +58,9 @@ const statusResponse = {
     refNumber: { type: 'string' },
     updatedAt: { type: 'string' },
     returnUrl: { type: 'string' },
+    confirmations: { type: 'integer' },
+    confirmationsRequired: { type: 'integer' },
+    expiresAt: { type: 'string' },
   },
   required: ['trackId', 'status', 'final', 'amount', 'updatedAt'],
 } as const
@@ -53,6 +68,8 @@ const statusResponse = {
 /** Open event streams by trackId; told of every change by the service. */
 class StatusStreams implements PaymentListener {
   private readonly streams = new Map<string, Set<EventStream>>()
+
+  constructor(private readonly send: (stream: EventStream, payment: Payment) => void) {}
 
   add(trackId: string, stream: EventStream): void {
     let set = this.streams.get(trackId)
@@ -68,20 +85,25 @@ class StatusStreams implements PaymentListener {
 
   paymentChanged(payment: Payment): void {
     for (const stream of this.streams.get(payment.trackId) ?? []) {
-      sendStatus(stream, payment)
+      this.send(stream, payment)
       // A final state never changes again: nothing more will be sent.
       if (isFinal(payment.status)) stream.end()
     }
   }
 }
 
-const sendStatus = (stream: EventStream, payment: Payment): boolean => stream.send('status', checkoutStatus(payment))
-
 /** The hosted checkout page, its status endpoint and event stream, and its sandbox controls. */
-export function checkoutRoutes(service: SandboxService) {
+export function checkoutRoutes(service: SandboxService, context?: CheckoutContext) {
   return async function (app: FastifyInstance): Promise<void> {
     const events = new EventStreams()
-    const streams = new StatusStreams()
+    const statusOf = (payment: Payment) => checkoutStatus(payment, details(payment))
+    const details = (payment: Payment) => ({
+      ...(context?.expiry && payment.status === 'pending' ? { expiresAt: context.expiry.deadline(payment) } : {}),
+      ...(context && payment.status === 'unfinalized' ? { confirmationsRequired: payment.confirmationsRequired ?? context.chain.required(payment.asset) } : {}),
+    })
+    const sendStatus = (stream: EventStream, payment: Payment): boolean => stream.send('status', statusOf(payment))
+    const streams = new StatusStreams(sendStatus)
+    const clockView = () => context?.clock.view()
     const unsubscribe = service.onPaymentChanged(streams)
     // Event streams never go idle, so they must be ended before the server can finish closing.
     app.addHook('preClose', async () => events.closeAll('shutdown', { stopping: true }))
@@ -113,10 +135,13 @@ export function checkoutRoutes(service: SandboxService) {
         const payment = findPayment(request.params.trackId)
         if (!payment) return reply.code(404).headers(pageHeaders(false)).send(notFoundPage(request.params.trackId))
         request.outcome = { trackId: payment.trackId }
+        const clock = clockView()
         const page = await checkoutPage({
           payment,
           merchantName: merchantName(payment.merchant),
           ...(request.query.asset !== undefined ? { asset: request.query.asset } : {}),
+          ...details(payment),
+          ...(clock ? { clock } : {}),
         })
         return reply.headers(pageHeaders(true)).send(page)
       },
@@ -134,7 +159,7 @@ export function checkoutRoutes(service: SandboxService) {
         },
       },
       async (request, reply) => {
-        const status = checkoutStatus(service.requirePayment(request.params.trackId))
+        const status = statusOf(service.requirePayment(request.params.trackId))
         return reply.header('cache-control', 'no-store').send(status)
       },
     )
@@ -154,7 +179,7 @@ export function checkoutRoutes(service: SandboxService) {
       streams.add(payment.trackId, stream)
     })
 
-    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string } }>(
+    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string; callback?: string } }>(
       '/pay/:trackId/simulate',
       {
         schema: {
@@ -167,8 +192,9 @@ export function checkoutRoutes(service: SandboxService) {
       },
       async (request) => {
         request.outcome = { trackId: request.params.trackId }
-        const payment = await service.simulate(request.params.trackId, { ...request.body, source: 'checkout' })
-        return checkoutStatus(payment)
+        const { callback, ...rest } = request.body
+        const payment = await service.simulate(request.params.trackId, { ...rest, ...callbackField(callback), source: 'checkout' })
+        return statusOf(payment)
       },
     )
   }

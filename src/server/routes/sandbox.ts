@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify'
+import { callbackField } from '../../domain/fault.js'
 import type { Outcome } from '../../domain/payment.js'
 import type { PaymentStatus } from '../../domain/types.js'
 import type { SandboxService } from '../../service/sandbox.js'
+import type { ClockView } from '../../clock/sandbox-clock.js'
 import type { SandboxInfo } from '../info.js'
 import {
   createMerchantBody,
@@ -22,12 +24,12 @@ import {
 const tags = ['Control API']
 
 /** The control API the CLI and scripts use, under /_sandbox. Errors are 4xx `{statusCode, error, message}`. */
-export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo) {
+export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, clock?: () => ClockView) {
   return async function (app: FastifyInstance): Promise<void> {
     app.get(
       '/_sandbox/health',
       { schema: { tags, summary: 'Whether the sandbox runs, and what it holds', querystring: noQuery, response: replies('GET', { 200: json('running', healthResponse) }) } },
-      async () => ({ ok: true, ...info(), counts: service.store.counts() }),
+      async () => ({ ok: true, ...info(), counts: service.store.counts(), ...(clock ? { clock: clock() } : {}) }),
     )
 
     app.get(
@@ -98,11 +100,11 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo) 
       },
       async (request) => {
         const payment = service.requirePayment(request.params.trackId)
-        return { payment, deliveries: service.deliveriesOf(payment.trackId) }
+        return { payment, deliveries: service.deliveriesOf(payment.trackId), verifies: service.verifiesOf(payment.trackId) }
       },
     )
 
-    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string } }>(
+    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string; callback?: string } }>(
       '/_sandbox/payments/:trackId/simulate',
       {
         schema: {
@@ -115,9 +117,11 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo) 
       },
       async (request) => {
         request.outcome = { trackId: request.params.trackId }
-        const payment = await service.simulate(request.params.trackId, { ...request.body, source: 'control' })
+        const { callback, ...rest } = request.body
+        const payment = await service.simulate(request.params.trackId, { ...rest, ...callbackField(callback), source: 'control' })
         return { payment }
       },
     )
   }
 }
+

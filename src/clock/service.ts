@@ -1,0 +1,58 @@
+import { SandboxError } from '../domain/outcomes.js'
+import type { Store } from '../store/store.js'
+import type { ClockMove, ClockView, SandboxClock } from './sandbox-clock.js'
+
+export interface ClockChange {
+  clock: ClockView
+  /** Timers the move made due and fired: retries, expiries, blocks. */
+  fired: number
+}
+
+/**
+ * Moves of the sandbox clock, one at a time: each is saved before it takes effect (so a restart keeps it), then
+ * fires what became due and answers once that is done.
+ */
+export class ClockService {
+  private tail: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    private readonly store: Store,
+    readonly clock: SandboxClock,
+  ) {}
+
+  view(): ClockView {
+    return this.clock.view()
+  }
+
+  advance(ms: number): Promise<ClockChange> {
+    return this.move(() => this.clock.advanceBy(ms))
+  }
+
+  /** To `time` (ISO 8601); 400 naming it when it is before the sandbox's time. */
+  set(time: string): Promise<ClockChange> {
+    const ms = Date.parse(time)
+    if (!Number.isFinite(ms)) throw new SandboxError('invalidField', `time must be an ISO 8601 date and time, e.g. 2030-01-31T12:00:00Z (got ${JSON.stringify(time)})`)
+    return this.move(() => {
+      try {
+        return this.clock.setTo(ms)
+      } catch (error) {
+        throw new SandboxError('invalidField', (error as Error).message)
+      }
+    })
+  }
+
+  reset(): Promise<ClockChange> {
+    return this.move(() => this.clock.resetMove())
+  }
+
+  private move(plan: () => ClockMove): Promise<ClockChange> {
+    const run = this.tail.then(async () => {
+      const move = plan()
+      await this.store.putClock(move.record)
+      const fired = await this.clock.apply(move)
+      return { clock: this.clock.view(), fired }
+    })
+    this.tail = run.catch(() => {})
+    return run
+  }
+}
