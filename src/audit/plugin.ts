@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { SandboxClock } from '../clock/sandbox-clock.js'
 import { parseDuration } from '../domain/duration.js'
 import { SandboxError } from '../domain/outcomes.js'
+import { json, replies } from '../server/schemas.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { audit, type AuditReport, type AuditSettings, CHECK_IDS, type CheckId, isCheckId } from './rules.js'
 
@@ -127,7 +128,14 @@ export function auditPlugin(service: SandboxService, clock: SandboxClock, settin
   return async function (app: FastifyInstance): Promise<void> {
     app.get<{ Querystring: AuditQuery }>(
       '/_sandbox/audit',
-      { schema: { querystring: auditQuery, response: { 200: reportSchema } } },
+      {
+        schema: {
+          tags: ['Lab'],
+          summary: 'A verdict on the merchant integration the sandbox observed: callbacks, answers, verify calls',
+          querystring: auditQuery,
+          response: replies('GET', { 200: json('the report', reportSchema) }, ['invalidBody', 'invalidField', 'notFound']),
+        },
+      },
       async (request) => {
         // Verify calls answered before the audit count: they are written now rather than in a few milliseconds.
         await service.store.flushObservations()

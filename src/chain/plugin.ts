@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { json, noQuery, replies } from '../server/schemas.js'
 import { MAX_BLOCKS_PER_MINE } from './rules.js'
 import type { ChainService } from './service.js'
 
@@ -45,14 +46,27 @@ const mineResult = {
   additionalProperties: false,
 } as const
 
+const tags = ['Lab']
+
 /** The sandbox chain under /_sandbox/chain: its settings, and mining blocks. */
 export function chainPlugin(chain: ChainService) {
   return async function (app: FastifyInstance): Promise<void> {
-    app.get('/_sandbox/chain', { schema: { response: { 200: chainView } } }, async () => chain.view())
+    app.get(
+      '/_sandbox/chain',
+      { schema: { tags, summary: 'Confirmations needed per asset, and payments confirming', querystring: noQuery, response: replies('GET', { 200: json('the chain', chainView) }) } },
+      async () => chain.view(),
+    )
 
     app.post<{ Body: { blocks: number } }>(
       '/_sandbox/chain/mine',
-      { schema: { body: mineBody, response: { 200: mineResult } } },
+      {
+        schema: {
+          tags,
+          summary: 'Mine blocks: one confirmation each for every unfinalized payment; paid once it has enough',
+          body: mineBody,
+          response: replies('POST', { 200: json('the blocks mined and the payments they confirmed', mineResult) }, ['invalidBody', 'storageUnavailable']),
+        },
+      },
       async (request) => chain.mine(request.body.blocks),
     )
   }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { MAX_DURATION_MS } from '../domain/duration.js'
-import { emptyBody } from '../server/schemas.js'
+import { emptyBody, json, noQuery, replies } from '../server/schemas.js'
 import type { ClockService } from './service.js'
 
 export const clockViewSchema = {
@@ -43,23 +43,54 @@ const setBody = {
 } as const
 
 
+const tags = ['Lab']
+
 /** The sandbox clock under /_sandbox/clock: show, advance, set, reset. */
 export function clockPlugin(clock: ClockService) {
   return async function (app: FastifyInstance): Promise<void> {
-    app.get('/_sandbox/clock', { schema: { response: { 200: clockViewSchema } } }, async () => clock.view())
+    app.get(
+      '/_sandbox/clock',
+      { schema: { tags, summary: 'The sandbox clock', querystring: noQuery, response: replies('GET', { 200: json('the clock', clockViewSchema) }) } },
+      async () => clock.view(),
+    )
 
     app.post<{ Body: { ms: number } }>(
       '/_sandbox/clock/advance',
-      { schema: { body: advanceBody, response: { 200: clockChange } } },
+      {
+        schema: {
+          tags,
+          summary: 'Move the clock forward; answers once what became due (retries, delayed notifications, expiries, blocks) has run',
+          body: advanceBody,
+          response: replies('POST', { 200: json('the clock moved, and how many timers fired', clockChange) }, ['invalidBody', 'invalidField', 'storageUnavailable']),
+        },
+      },
       async (request) => clock.advance(request.body.ms),
     )
 
     app.post<{ Body: { time: string } }>(
       '/_sandbox/clock/set',
-      { schema: { body: setBody, response: { 200: clockChange } } },
+      {
+        schema: {
+          tags,
+          summary: 'Move the clock to a time, never earlier than its own',
+          body: setBody,
+          response: replies('POST', { 200: json('the clock moved, and how many timers fired', clockChange) }, ['invalidBody', 'invalidField', 'storageUnavailable']),
+        },
+      },
       async (request) => clock.set(request.body.time),
     )
 
-    app.post('/_sandbox/clock/reset', { schema: { body: emptyBody, response: { 200: clockChange } } }, async () => clock.reset())
+    app.post(
+      '/_sandbox/clock/reset',
+      {
+        schema: {
+          tags,
+          summary: 'Back to real time (standing still until real time catches up, when it was ahead)',
+          body: emptyBody,
+          response: replies('POST', { 200: json('the clock now', clockChange) }, ['invalidBody', 'storageUnavailable']),
+        },
+      },
+      async () => clock.reset(),
+    )
   }
 }

@@ -349,6 +349,7 @@ const DOCUMENTED_NAMES = {
   payment: 'Payment',
   notification: 'Notification',
   attempt: 'Attempt',
+  fault: 'DeliveryFault',
   delivery: 'Delivery',
 } as const satisfies Record<keyof typeof exportFileSchema.$defs, string>
 

@@ -10,6 +10,7 @@ import { apiDescription } from './rules.js'
 export const TAGS = [
   { name: 'Spec API', description: 'Create and verify, as the Merchant Payment Service\'s spec says.' },
   { name: 'Control API', description: 'Act as the customer, inspect payments and callbacks, manage the sandbox (`/_sandbox`).' },
+  { name: 'Lab', description: 'Rehearse what production does to an integration: the sandbox clock, confirmations (`/_sandbox/chain`) and the audit of what the sandbox observed.' },
   { name: 'Chat', description: 'The customer\'s side of the Telegram Bot API emulator (`/_sandbox/chat`, `/chat`). The Bot API itself (`/telegram`) is Telegram\'s and documented by Telegram.' },
   { name: 'Checkout page', description: 'The hosted checkout page and the endpoints its script uses.' },
   { name: 'Site', description: 'The inspector\'s pages, this reference and the icon.' },

@@ -167,6 +167,35 @@ export const replayBody = {
 // ── Responses. They document; they never reshape an answer (app.ts serializes every body with JSON.stringify). ──
 
 /** A record of the export file's schema (src/domain/export-schema.ts), shared under its name. */
+/** A payment's verify journal: the latest verify calls, oldest first, and how many there were in all. */
+export const verifyJournal = {
+  type: 'object',
+  description: 'the merchant\'s verify calls of this payment, as the sandbox observed them',
+  properties: {
+    trackId: { type: 'string' },
+    count: { type: 'integer', description: 'verify calls in all' },
+    entries: {
+      type: 'array',
+      description: 'the latest 50, oldest first',
+      items: {
+        type: 'object',
+        properties: {
+          trackId: { type: 'string' },
+          at: { type: 'string', description: 'sandbox time' },
+          key: { type: 'string', description: 'the key sent, when it is a merchant key of this sandbox' },
+          keyHint: { type: 'string', description: 'the start of a key this sandbox does not know, and its length' },
+          owner: { type: 'boolean', description: 'the key is the payment\'s merchant\'s' },
+          result: { type: 'integer' },
+          amount: { type: 'number' },
+          status: { type: 'string', enum: paymentStatuses, description: 'the payment\'s status when it was verified' },
+        },
+        required: ['trackId', 'at', 'owner', 'result', 'status'],
+      },
+    },
+  },
+  required: ['trackId', 'count', 'entries'],
+} as const
+
 export const record = (name: 'Merchant' | 'Payment' | 'Delivery' | 'ExportFile') => ({ $ref: `${name}#` }) as const
 
 /** `{name: <record>}` */
@@ -190,6 +219,7 @@ export const healthResponse = {
     dataFile: { type: 'string' },
     pid: { type: 'integer' },
     startedAt: { type: 'string' },
+    clock: { type: 'object', additionalProperties: true, description: 'the sandbox clock, as GET /_sandbox/clock answers it' },
     counts: {
       type: 'object',
       properties: { merchants: { type: 'integer' }, payments: { type: 'integer' }, deliveries: { type: 'integer' } },

@@ -19,6 +19,7 @@ import {
   replies,
   simulateBody,
   trackIdParams,
+  verifyJournal,
 } from '../schemas.js'
 
 const tags = ['Control API']
@@ -88,12 +89,18 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, 
       {
         schema: {
           tags,
-          summary: 'A payment with its state history and callback deliveries',
+          summary: 'A payment with its state history, callback deliveries and verify calls',
           params: trackIdParams,
           querystring: noQuery,
           response: replies(
             'GET',
-            { 200: json('the payment', { type: 'object', properties: { payment: record('Payment'), deliveries: { type: 'array', items: record('Delivery') } }, required: ['payment', 'deliveries'] }) },
+            {
+              200: json('the payment', {
+                type: 'object',
+                properties: { payment: record('Payment'), deliveries: { type: 'array', items: record('Delivery') }, verifies: verifyJournal },
+                required: ['payment', 'deliveries', 'verifies'],
+              }),
+            },
             ['invalidBody', 'notFound'],
           ),
         },
