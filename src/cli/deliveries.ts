@@ -40,13 +40,15 @@ function lastAnswer(d: Delivery): Shown {
 
 /**
  * Deliveries as `pay callback list` and `pay payment show` print them, one row each: attempts made of those
- * allowed, the last answer, the fault the sandbox played on it, the URL. `trackId: false` leaves out the TRACK ID column (one payment's deliveries).
+ * allowed, the last answer, the fault the sandbox played on it (a FAULT column when any row has one), the URL. `trackId: false` leaves out the TRACK ID column (one payment's deliveries).
  * At a narrow terminal the URL, then the last answer, are cut; ids never are.
  */
 export function deliveryTable(deliveries: Delivery[], options: { trackId?: boolean } = {}): Styled {
   const withTrackId = options.trackId ?? true
+  // FAULT only when the sandbox played one on some row: the usual table stays narrow.
+  const withFault = deliveries.some((d) => d.fault !== undefined)
   return table(
-    ['ID', ...(withTrackId ? ['TRACK ID'] : []), 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', 'FAULT', 'URL'],
+    ['ID', ...(withTrackId ? ['TRACK ID'] : []), 'STATUS', 'STATE', 'ATTEMPTS', 'LAST', ...(withFault ? ['FAULT'] : []), 'URL'],
     deliveries.map((d) => [
       d.id,
       ...(withTrackId ? [d.trackId] : []),
@@ -54,7 +56,7 @@ export function deliveryTable(deliveries: Delivery[], options: { trackId?: boole
       shownState(d),
       `${d.attempts.length}/${attemptsAllowed(d)}`,
       lastAnswer(d),
-      d.fault ? formatCallbackMode(d.fault) : '',
+      ...(withFault ? [d.fault ? formatCallbackMode(d.fault) : ''] : []),
       d.url,
     ]),
     { shrink: ['URL', 'LAST'] },

@@ -14,7 +14,7 @@ export interface VerifyCall {
   status?: PaymentStatus
   /** The key sent, when it is one of this sandbox's merchants'. */
   key?: string
-  /** The start of a key this sandbox does not know. */
+  /** A key this sandbox does not know, by its start and length: `sk_l… (24 characters)`. */
   keyHint?: string
   /** The key is the payment's merchant's. */
   owner?: boolean

@@ -27,7 +27,7 @@ describe('pay callback list / show', () => {
     const table = await pay(['callback', 'list', '--track-id', trackId, '--url', sb.url])
     expect(table.code).toBe(0)
     const lines = table.stdout.trim().split('\n')
-    expect(lines[0]).toMatch(/^ID\s+TRACK ID\s+STATUS\s+STATE\s+ATTEMPTS\s+LAST\s+FAULT\s+URL$/)
+    expect(lines[0]).toMatch(/^ID\s+TRACK ID\s+STATUS\s+STATE\s+ATTEMPTS\s+LAST\s+URL$/)
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([
       [deliveries[0]!.id, trackId, 'unfinalized', 'delivered', '1/4', 'HTTP 200', rx.url],
       [deliveries[1]!.id, trackId, 'paid', 'delivered', '1/4', 'HTTP 200', rx.url],

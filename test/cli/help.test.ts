@@ -23,7 +23,7 @@ describe('pay help', () => {
     expect(command.code).toBe(0)
     expect(command.stdout).toContain('$ pay payment simulate TRACKID')
     expect(command.stdout).toMatch(/--outcome=<option>/)
-    expect(command.stdout).toContain('<options: paid|unfinalized|failed>')
+    expect(command.stdout).toContain('<options: paid|unfinalized|failed|expired>')
     expect(command.stdout).toContain('<options: BTC|ETH|USDT-TRC20|LTC|TRX>')
     expect(command.stdout).toContain('pay payment simulate Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid')
   })
@@ -42,7 +42,7 @@ describe('pay help', () => {
     expect(r.code).toBe(0)
     const help = JSON.parse(r.stdout) as { command: string; flags: Array<{ name: string; options?: string[] }>; examples: string[] }
     expect(help.command).toBe('pay payment wait')
-    expect(help.flags).toContainEqual(expect.objectContaining({ name: '--status', options: ['pending', 'unfinalized', 'paid', 'failed'] }))
+    expect(help.flags).toContainEqual(expect.objectContaining({ name: '--status', options: ['pending', 'unfinalized', 'paid', 'failed', 'expired'] }))
     expect(help.examples[0]).toMatch(/^pay payment wait /)
   })
 })

@@ -40,7 +40,7 @@ describe('payment list', () => {
 
     const bad = await pay(['payment', 'list', '--status', 'lost', '--url', sb.url])
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain('--status must be one of pending, unfinalized, paid, failed (got "lost")')
+    expect(bad.stderr).toContain('--status must be one of pending, unfinalized, paid, failed, expired (got "lost")')
   })
 })
 

@@ -80,7 +80,7 @@ describe('pay payment / pay merchant against a running sandbox', () => {
     expect(JSON.parse(u.stdout)).toEqual({ error: { code: 'not_found', message: 'no payment with trackId nope', exit: 5 } })
     const bad = await pay(['payment', 'simulate', trackId, '--outcome', 'refunded'], { env })
     expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain('--outcome must be one of paid, unfinalized, failed (got "refunded")')
+    expect(bad.stderr).toContain('--outcome must be one of paid, unfinalized, failed, expired (got "refunded")')
   })
 
   test('verify: failure answers exit 4; --expect exits 0 on a match and 6 otherwise', async () => {

@@ -8,8 +8,11 @@ const manifest = JSON.parse(await readFile(join(ROOT, 'oclif.manifest.json'), 'u
 const nowhere = 'http://127.0.0.1:9'
 /** A failing invocation of every command; `@url` is a running sandbox, `@port` its port, `@dir` a temporary folder. */
 const failing: Record<string, { args: string[]; exit: number }> = {
+  audit: { args: ['--track-id', 'nope', '--url', '@url'], exit: 5 },
   'callback:list': { args: ['--state', 'lost', '--url', '@url'], exit: 2 },
   'callback:listen': { args: ['--port', '@port'], exit: 7 },
+  chain: { args: ['--url', nowhere], exit: 3 },
+  'chain:mine': { args: ['--blocks', '0', '--url', '@url'], exit: 2 },
   'chat:bot:add': { args: ['not-a-token', '--url', '@url'], exit: 5 },
   'chat:bots': { args: ['--url', nowhere], exit: 3 },
   'chat:messages': { args: ['--follow', '--until', '(', '--url', '@url'], exit: 2 },
@@ -17,6 +20,10 @@ const failing: Record<string, { args: string[]; exit: number }> = {
   'chat:send': { args: ['hello', '--url', '@url'], exit: 5 },
   'callback:replay': { args: ['dlv_missing', '--url', '@url'], exit: 5 },
   'callback:show': { args: ['dlv_missing', '--url', '@url'], exit: 5 },
+  clock: { args: ['--url', nowhere], exit: 3 },
+  'clock:advance': { args: ['0s', '--url', '@url'], exit: 2 },
+  'clock:reset': { args: ['--url', nowhere], exit: 3 },
+  'clock:set': { args: ['2000-01-01T00:00:00Z', '--url', '@url'], exit: 2 },
   dashboard: { args: ['--url', nowhere], exit: 3 },
   help: { args: ['nosuch'], exit: 2 },
   'logs:tail': { args: ['--filter', 'stauts=4xx', '--url', '@url'], exit: 2 },

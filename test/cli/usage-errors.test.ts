@@ -85,7 +85,7 @@ describe('one rule for usage errors: exit 2, code usage, a message naming the fl
     [['payment', 'create', '--amount', 'ten', '--callback-url', 'http://x.test/cb'], '--amount must be a number, e.g. 25.5 (got "ten")'],
     [['payment', 'create', '--amout', '5', '--callback-url', 'http://x.test/cb'], 'unknown flag --amout (did you mean --amount?)'],
     [['payment', 'verify', '@', '--expect', '999'], '--expect must be one of 100, 103, 104, 202, 203 (got "999")'],
-    [['payment', 'wait', '@'], 'missing required flag --status (one of pending, unfinalized, paid, failed)'],
+    [['payment', 'wait', '@'], 'give --status <state>, --verified, or both'],
     [['payment', 'wait', '@', '--status', 'paid', '--interval', '0'], /^--interval must be .*10ms/],
     [['payment', 'list', '--merchant', 'has space'], /^--merchant: merchant key must be 1 to 128 letters/],
     [['payment', 'list', 'extra'], 'unexpected argument extra: pay payment list takes none'],

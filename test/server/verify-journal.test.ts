@@ -46,8 +46,10 @@ describe('the verify journal', () => {
     const shown = await pay(['payment', 'show', trackId, '--url', sb.url])
     expect(shown.stdout).toMatch(/Verify calls\nAT\s+KEY\s+RESULT\s+AMOUNT\s+STATUS THEN\n.*sandbox\s+202\s+7\s+pending/)
     expect(shown.stdout).toMatch(/sk_l… \(24 characters\) \(not the merchant's\)\s+104/)
-    const page = await sb.client.raw({ method: 'GET', path: '/dashboard', headers: { accept: 'text/html' } })
-    expect(page.text).toContain('<th scope="col">Verify calls</th>')
+    const page = await sb.client.raw({ method: 'GET', path: `/inspect/payments/${trackId}`, headers: { accept: 'text/html' } })
+    expect(page.text).toContain('<h2 id="verifies-heading">Verify calls</h2>')
+    expect(page.text).toContain('4 in all')
+    expect(page.text).toContain('<code>sk_l… (24 characters)</code> <span class="flag">unknown key</span>')
   })
 
   test('keeps the latest 50 of a payment, and the count of all', async () => {
