@@ -12,9 +12,16 @@ import { forTerminal, inertJson } from '../../src/domain/display.js'
 import { loadScenarios } from '../../src/scenario/load.js'
 import { REPORTERS, scenarioHeading, stepLine, summaryLine, toJUnit, type Reporter } from '../../src/scenario/report.js'
 import { runScenarios, type RunReport } from '../../src/scenario/run.js'
+import { botProblems } from '../../src/scenario/run-chat.js'
 
 /** Retries for the throwaway sandbox of --start: quick enough that a failing receiver recovers in well under a second. */
 const START_CALLBACKS = { retries: 5, timeoutMs: 2_000, scheduleMs: [100, 200, 400] }
+
+/** The usage error (exit 2) for mistakes in scenario files, one line each. */
+function filesRefused(problems: string[]) {
+  const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`
+  return usage(`${count} in scenario files; nothing was run:\n  ${problems.map((p) => forTerminal(p)).join('\n  ')}`, { multiline: true })
+}
 
 export default class ScenarioRun extends ClientCommand {
   static override summary = 'Run scenario files against a sandbox and check every expectation'
@@ -53,10 +60,7 @@ export default class ScenarioRun extends ClientCommand {
     }
     const files = argv as string[]
     const { scenarios, problems } = await loadScenarios(files)
-    if (problems.length > 0) {
-      const count = `${problems.length} problem${problems.length === 1 ? '' : 's'}`
-      throw usage(`${count} in scenario files; nothing was run:\n  ${problems.map((p) => forTerminal(p)).join('\n  ')}`, { multiline: true })
-    }
+    if (problems.length > 0) throw filesRefused(problems)
     const reporter: Reporter = this.jsonEnabled() ? 'json' : flags.reporter
     if (flags.output !== undefined && reporter === 'human') throw usage('--output needs --reporter json or junit')
     const streaming = !this.jsonEnabled() && (reporter === 'human' || flags.output !== undefined)
@@ -77,6 +81,14 @@ export default class ScenarioRun extends ClientCommand {
     } else {
       client = this.client(flags.url)
       await client.health()
+    }
+    // Chat steps need their bots running against this sandbox; a bot it does not know is a mistake in the file.
+    if (scenarios.some((s) => s.steps.some((step) => step.kind === 'chat'))) {
+      const unknown = botProblems(scenarios, await client.listBots())
+      if (unknown.length > 0) {
+        await stop?.()
+        throw filesRefused(unknown)
+      }
     }
 
     // Interrupted, the throwaway sandbox still removes its temporary data file.

@@ -1,5 +1,6 @@
 import { Args } from '@oclif/core'
 import { brief } from '../domain/brief.js'
+import { checkoutTrackId } from '../domain/checkout-url.js'
 import { usage } from './usage.js'
 
 /**
@@ -9,15 +10,9 @@ import { usage } from './usage.js'
  */
 export function trackIdFrom(text: string, what: string): string {
   if (!text.includes('/')) return text
-  const path = text.replace(/[?#][\s\S]*$/, '')
-  const encoded = /\/pay\/([^/]+)\/?$/.exec(path)?.[1]
-  const refuse = () => usage(`${what} must be a trackId or a checkout URL ending in /pay/<trackId> (got ${brief(text)})`)
-  if (encoded === undefined) throw refuse()
-  try {
-    return decodeURIComponent(encoded)
-  } catch {
-    throw refuse()
-  }
+  const trackId = checkoutTrackId(text)
+  if (trackId === undefined) throw usage(`${what} must be a trackId or a checkout URL ending in /pay/<trackId> (got ${brief(text)})`)
+  return trackId
 }
 
 /** A required trackId argument that also takes a checkout URL. */

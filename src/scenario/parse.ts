@@ -2,11 +2,24 @@ import type { StepFile } from './file.js'
 import { CREATE_FIELDS, LIMITS, STEP_KINDS, stepSchemas, type StepKind } from './schema.js'
 import { formatOf, readSource, type Format, type Path, type Position, type Source } from './source.js'
 import { collectRefs, type Json } from './template.js'
-import { BOUND_FIELDS, SCENARIO_VERSION, type CreateExpect, type Scenario, type Step } from './types.js'
+import { patternProblem } from './pattern.js'
+import { BOUND_FIELDS, SCENARIO_VERSION, type ChatAction, type CreateExpect, type PaymentRef, type Scenario, type Step } from './types.js'
 import { nearest, schemaProblems, type Problem } from './validate.js'
 import { readDuration } from '../domain/duration.js'
 
 export { LIMITS, STEP_KINDS }
+
+/** A chat step as the schema accepts it: one of send, expect and press, with where it happens. */
+interface ChatFile {
+  send?: string
+  expect?: string
+  within?: string
+  press?: string
+  message?: number | string
+  bot?: string
+  chat?: number
+  as?: string
+}
 
 /** Names the runner binds itself: ${sandbox.url}, and the ${repeat:…} template. */
 const RESERVED = new Set(['sandbox', 'repeat'])
@@ -42,7 +55,7 @@ export function parseScenario(text: string, file: string, options: ParseOptions 
   const problems = schemaProblems(value)
   // The schema cannot say what a name refers to: checked on every step the schema accepted.
   const doc = value as { name?: string; description?: string; steps?: unknown }
-  const steps = Array.isArray(doc?.steps) && !problems.some((p) => p.path.length === 1 && p.path[0] === 'steps') ? new Checker(problems).steps(doc.steps) : []
+  const steps = Array.isArray(doc?.steps) && !problems.some((p) => p.path.length === 1 && p.path[0] === 'steps') ? new Checker(problems, (path) => `${located(file, read.source.locate(path))}: ${label(path, value)}`).steps(doc.steps) : []
   if (problems.length > 0) return { problems: report(problems, read.source, file) }
   return { scenario: { version: SCENARIO_VERSION, name: doc.name!, ...(doc.description !== undefined ? { description: doc.description } : {}), file, steps } }
 }
@@ -92,7 +105,7 @@ function kindOf(step: unknown): StepKind | undefined {
   return kinds.length === 1 ? kinds[0] : undefined
 }
 
-type BoundKind = 'sandbox' | 'receiver' | 'merchant' | 'create' | 'createFailure' | 'verify'
+type BoundKind = 'sandbox' | 'receiver' | 'merchant' | 'create' | 'createFailure' | 'verify' | 'chat'
 /** A name bound by a step; `fields` is left out for a step with schema problems, whose references are not checked. */
 type Bound = { kind: BoundKind; step: number; fields?: readonly string[] }
 
@@ -100,7 +113,11 @@ type Bound = { kind: BoundKind; step: number; fields?: readonly string[] }
 class Checker {
   private readonly bound = new Map<string, Bound>([['sandbox', { kind: 'sandbox', step: 0, fields: BOUND_FIELDS.sandbox }]])
 
-  constructor(private readonly problems: Problem[]) {}
+  constructor(
+    private readonly problems: Problem[],
+    /** `file:line:col: step N (kind) › field` of a place in the file, for what only the sandbox can check. */
+    private readonly where: (path: Path) => string,
+  ) {}
 
   steps(raw: unknown[]): Step[] {
     const invalid = new Set(this.problems.flatMap((p) => (p.path[0] === 'steps' && typeof p.path[1] === 'number' ? [p.path[1]] : [])))
@@ -173,14 +190,14 @@ class Checker {
       }
       case 'simulate': {
         const { simulate, expect = { status: simulate.outcome } } = raw as StepFile<'simulate'>
-        this.payment(simulate.payment, at('simulate', 'payment'))
+        const payment = this.paymentRef(simulate, at('simulate'))
         this.refs(simulate.amount as Json | undefined, at('simulate', 'amount'))
         this.refs(simulate.asset as Json | undefined, at('simulate', 'asset'))
         const { amount, asset } = simulate as { amount?: Json; asset?: Json }
         return {
           ...base,
           kind,
-          payment: simulate.payment,
+          ...payment,
           outcome: simulate.outcome,
           ...(amount !== undefined ? { amount } : {}),
           ...(asset !== undefined ? { asset } : {}),
@@ -207,15 +224,17 @@ class Checker {
         }
       }
       case 'callback': {
-        const { receiver, payment, within, attempts, match = {} } = (raw as StepFile<'callback'>).callback
+        const { receiver, payment, trackId, within, attempts, match = {} } = (raw as StepFile<'callback'>).callback
         if (receiver !== undefined) this.mustBe(receiver, at('callback', 'receiver'), 'receiver')
         if (payment !== undefined) this.payment(payment, at('callback', 'payment'))
+        this.refs(trackId, at('callback', 'trackId'))
         this.refs(match as Json, at('callback', 'match'))
         return {
           ...base,
           kind,
           ...(receiver !== undefined ? { receiver } : {}),
           ...(payment !== undefined ? { payment } : {}),
+          ...(trackId !== undefined ? { trackId } : {}),
           match: match as Record<string, Json>,
           within: within ?? stepSchemas.callback.properties.callback.properties.within.default,
           ...(attempts !== undefined ? { attempts } : {}),
@@ -243,12 +262,12 @@ class Checker {
       }
       case 'verifies': {
         const { verifies, expect = {} } = raw as StepFile<'verifies'>
-        this.payment(verifies.payment, at('verifies', 'payment'))
+        const payment = this.paymentRef(verifies, at('verifies'))
         const within = verifies.within ?? stepSchemas.verifies.properties.verifies.properties.within.default
         return {
           ...base,
           kind,
-          payment: verifies.payment,
+          ...payment,
           within,
           expect: { verified: expect.verified ?? true, ...(expect.result !== undefined ? { result: expect.result } : {}), ...(expect.count !== undefined ? { count: expect.count } : {}) },
         }
@@ -274,6 +293,39 @@ class Checker {
           },
         }
       }
+      case 'chat': {
+        const chat = (raw as { chat: ChatFile }).chat
+        const where = this.where(chat.bot !== undefined ? at('chat', 'bot') : at('chat'))
+        const common = {
+          ...base,
+          kind,
+          where,
+          chat: chat.chat ?? stepSchemas.chat.properties.chat.oneOf[0].properties.chat.default,
+          ...(chat.bot !== undefined ? { bot: chat.bot } : {}),
+          ...(chat.as !== undefined ? { as: chat.as } : {}),
+        }
+        let action: ChatAction
+        let fields: readonly string[]
+        if (chat.send !== undefined) {
+          this.refs(chat.send, at('chat', 'send'))
+          action = { send: chat.send }
+          fields = BOUND_FIELDS.chatSend
+        } else if (chat.expect !== undefined) {
+          const problem = patternProblem(chat.expect)
+          if (problem) this.problem(at('chat', 'expect'), problem)
+          this.refs(chat.expect, at('chat', 'expect'))
+          const within = readDuration('within', chat.within ?? stepSchemas.chat.properties.chat.oneOf[1].properties.within.default, { min: 1, max: LIMITS.withinMs })
+          if ('problem' in within) this.problem(at('chat', 'within'), within.problem.replace(/^within /, ''))
+          action = { expect: chat.expect, within: 'ms' in within ? within.ms : 0 }
+          fields = BOUND_FIELDS.chatExpect
+        } else {
+          this.refs(chat.message, at('chat', 'message'))
+          action = { press: chat.press!, ...(chat.message !== undefined ? { message: chat.message } : {}) }
+          fields = BOUND_FIELDS.chatPress
+        }
+        if (chat.as !== undefined) this.bind(chat.as, at('chat', 'as'), { kind, step: number, fields })
+        return { ...common, action }
+      }
       default:
         // A step kind in the schema with no case here fails to compile.
         return kind satisfies never
@@ -284,7 +336,7 @@ class Checker {
   private bindUnchecked(raw: unknown, kind: StepKind, i: number): void {
     const body = (raw as Record<string, unknown>)[kind]
     const as = typeof body === 'object' && body !== null ? (body as { as?: unknown }).as : undefined
-    const bindable: Partial<Record<StepKind, BoundKind>> = { receiver: 'receiver', merchant: 'merchant', create: 'create', verify: 'verify' }
+    const bindable: Partial<Record<StepKind, BoundKind>> = { receiver: 'receiver', merchant: 'merchant', create: 'create', verify: 'verify', chat: 'chat' }
     if (typeof as === 'string' && bindable[kind] && !this.bound.has(as)) this.bound.set(as, { kind: bindable[kind], step: i + 1 })
   }
 
@@ -300,6 +352,16 @@ class Checker {
     const bound = this.bound.get(name)
     if (!bound) this.problem(path, `no earlier ${kind} step is named "${name}"${this.known(kind)}`)
     else if (bound.kind !== kind) this.problem(path, `"${name}" is step ${bound.step}, a ${bound.kind === 'createFailure' ? 'create' : bound.kind} step, not a ${kind} step`)
+  }
+
+  /** A step's `payment` (checked as below) or its `trackId` (any text, references checked); the schema lets exactly one through. */
+  private paymentRef(body: { payment?: string; trackId?: string }, path: Path): PaymentRef {
+    if (body.payment !== undefined) {
+      this.payment(body.payment, [...path, 'payment'])
+      return { payment: body.payment }
+    }
+    this.refs(body.trackId, [...path, 'trackId'])
+    return { trackId: body.trackId! }
   }
 
   /** The name of an earlier create step that expects success, so it has a trackId. */

@@ -23,12 +23,13 @@ export function scenarioHeading(scenario: { name: string; file: string }, paint:
   return `${paint.bold(forTerminal(scenario.name))} ${paint.dim(`(${forTerminal(scenario.file)})`)}`
 }
 
-/** One line per step, plus the failure's message indented under it. */
+/** One line per step, plus the failure's message (or what a passed step found) indented under it. */
 export function stepLine(step: StepReport, paint: Paint = plain): string {
   const mark = step.outcome === 'passed' ? paint.green('✔') : step.outcome === 'failed' ? paint.red('✖') : paint.dim('-')
   const label = `${step.number}. ${forTerminal(step.title)}`
   const line = step.outcome === 'skipped' ? `  ${mark} ${paint.dim(`${label} (skipped)`)}` : `  ${mark} ${label} ${paint.dim(`${step.ms} ms`)}`
-  return step.message ? `${line}\n      ${paint.red(forTerminal(step.message))}` : line
+  if (step.message) return `${line}\n      ${paint.red(forTerminal(step.message))}`
+  return step.detail ? `${line}\n      ${paint.dim(forTerminal(step.detail))}` : line
 }
 
 export function summaryLine(report: RunReport, paint: Paint = plain): string {

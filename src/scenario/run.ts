@@ -1,9 +1,14 @@
 import { isDeepStrictEqual } from 'node:util'
 import { SandboxApiError, type SandboxClient, type Delivery } from '../client/index.js'
+import { checkoutTrackId } from '../domain/checkout-url.js'
+import { formatDuration } from '../domain/duration.js'
+import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
+import { shownPattern } from './pattern.js'
 import { CallbackReceiver, type ReceivedCallback } from './receiver.js'
+import { ChatSteps, shownBot } from './run-chat.js'
 import { LabSteps, Unmet } from './run-lab.js'
 import { resolveValue, type Json } from './template.js'
-import type { CallbackStep, CreateStep, Presence, Scenario, SimulateStep, Step, StepKind, VerifyStep } from './types.js'
+import type { CallbackStep, ChatStep, CreateStep, PaymentRef, Presence, Scenario, SimulateStep, Step, StepKind, VerifyStep } from './types.js'
 
 export type StepOutcome = 'passed' | 'failed' | 'skipped'
 
@@ -15,6 +20,8 @@ export interface StepReport {
   ms: number
   /** Why it failed: an expectation not met, or a request that could not be made. */
   message?: string
+  /** What a passed step found or did, when that is worth showing (a chat step: the bot's message it matched). */
+  detail?: string
   /** The failure was not an expectation but an error (sandbox unreachable, a refused request …). */
   error?: boolean
 }
@@ -86,8 +93,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       } else {
         const t0 = performance.now()
         try {
-          await run.step(step)
-          report = { number: step.number, kind: step.kind, title, outcome: 'passed', ms: elapsed(t0) }
+          const detail = await run.step(step)
+          report = { number: step.number, kind: step.kind, title, outcome: 'passed', ms: elapsed(t0), ...(typeof detail === 'string' ? { detail } : {}) }
         } catch (error) {
           failed = true
           report = {
@@ -141,6 +148,7 @@ class ScenarioRun {
   /** Deliveries already matched by a callback step. */
   private readonly consumedDeliveries = new Set<string>()
   private readonly lab: LabSteps
+  private readonly chat: ChatSteps
 
   constructor(
     private readonly scenario: Scenario,
@@ -149,18 +157,29 @@ class ScenarioRun {
     this.client = options.client
     this.pollMs = options.pollMs ?? 50
     this.lab = new LabSteps(this.client, this.pollMs)
+    this.chat = new ChatSteps(this.client, this.pollMs, (v) => this.resolve(v), this.lookup)
     this.bindings.set('sandbox', { url: this.client.url })
   }
 
-  private resolve(value: Json): unknown {
-    return resolveValue(value, (name, field, source) => {
-      const bound = this.bindings.get(name)
-      if (!bound || bound[field] === undefined) throw new Unmet(`${source} has no value: "${name}" did not answer with ${field}`)
-      return bound[field]
-    })
+  private readonly lookup = (name: string, field: string, source: string): unknown => {
+    const bound = this.bindings.get(name)
+    if (!bound || bound[field] === undefined) throw new Unmet(`${source} has no value: "${name}" did not answer with ${field}`)
+    return bound[field]
   }
 
-  async step(step: Step): Promise<void> {
+  private resolve(value: Json): unknown {
+    return resolveValue(value, this.lookup)
+  }
+
+  /** The trackId of a payment of this file, or the one a step names (a checkout URL stands for its trackId). */
+  private trackIdOf(ref: PaymentRef): string {
+    if ('payment' in ref) return this.payments.get(ref.payment)!.trackId
+    const value = String(this.resolve(ref.trackId))
+    return (value.includes('/') ? checkoutTrackId(value) : undefined) ?? value
+  }
+
+  /** Runs a step; resolves with what is worth showing of it, throws Unmet when an expectation is not met. */
+  async step(step: Step): Promise<string | void> {
     switch (step.kind) {
       case 'receiver': {
         const verifyWith = step.verifyWith === undefined ? undefined : String(this.resolve(step.verifyWith))
@@ -211,11 +230,16 @@ class ScenarioRun {
       case 'mine':
         return this.lab.mine(step, step.until !== undefined ? this.payments.get(step.until)!.trackId : undefined)
       case 'verifies':
-        return this.lab.verifies(step, this.payments.get(step.payment)!.trackId)
+        return this.lab.verifies(step, this.trackIdOf(step))
       case 'audit': {
         const merchant = step.merchant === undefined ? undefined : String(this.resolve(step.merchant))
         const trackId = step.payment === undefined ? undefined : this.payments.get(step.payment)!.trackId
         return this.lab.audit(step, { ...(merchant !== undefined ? { merchant } : {}), ...(trackId !== undefined ? { trackId } : {}) })
+      }
+      case 'chat': {
+        const { detail, bound } = await this.chat.step(step)
+        if (step.as !== undefined) this.bindings.set(step.as, bound ?? {})
+        return detail
       }
     }
   }
@@ -259,7 +283,7 @@ class ScenarioRun {
   }
 
   private async simulate(step: SimulateStep): Promise<void> {
-    const { trackId } = this.payments.get(step.payment)!
+    const trackId = this.trackIdOf(step)
     const amount = step.amount === undefined ? undefined : this.resolve(step.amount)
     const asset = step.asset === undefined ? undefined : this.resolve(step.asset)
     try {
@@ -312,6 +336,7 @@ class ScenarioRun {
   private async callback(step: CallbackStep): Promise<void> {
     const match = this.resolve(step.match) as Record<string, unknown>
     if (step.payment !== undefined) match.trackId = this.payments.get(step.payment)!.trackId
+    else if (step.trackId !== undefined) match.trackId = this.trackIdOf({ trackId: step.trackId })
     const wanted = describeMatch(match)
     if (step.receiver !== undefined) return this.callbackAtReceiver(step, match, wanted)
     return this.callbackInLog(step, match, wanted)
@@ -418,7 +443,7 @@ export function defaultTitle(step: Step): string {
     case 'create':
       return `create${step.as ? ` ${step.as}` : ''} → ${'error' in step.expect ? step.expect.error : step.expect.result}`
     case 'simulate':
-      return `simulate ${step.payment} ${step.outcome}${step.amount !== undefined ? ` (amount ${JSON.stringify(step.amount)})` : ''}${step.callback !== undefined ? ` (notification: ${step.callback})` : ''}${'error' in step.expect ? ` → ${step.expect.error}` : ''}`
+      return `simulate ${paymentTitle(step)} ${step.outcome}${step.amount !== undefined ? ` (amount ${JSON.stringify(step.amount)})` : ''}${step.callback !== undefined ? ` (notification: ${step.callback})` : ''}${'error' in step.expect ? ` → ${step.expect.error}` : ''}`
     case 'verify': {
       const target = step.payment ?? 'trackId'
       return `verify ${target}${step.expect.result !== undefined ? ` → ${step.expect.result}` : ''}${step.expect.amountMatchesOrder === false ? ' (amount differs from order)' : ''}`
@@ -427,7 +452,7 @@ export function defaultTitle(step: Step): string {
       const fields = Object.entries(step.match)
         .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
         .join(', ')
-      return `callback ${step.receiver ? `at ${step.receiver}` : 'in delivery log'}${step.payment ? ` for ${step.payment}` : ''}${fields ? ` {${fields}}` : ''}${step.attempts ? ` after ${step.attempts} attempts` : ''}`
+      return `callback ${step.receiver ? `at ${step.receiver}` : 'in delivery log'}${step.payment ? ` for ${step.payment}` : step.trackId !== undefined ? ` for ${paymentTitle({ trackId: step.trackId })}` : ''}${fields ? ` {${fields}}` : ''}${step.attempts ? ` after ${step.attempts} attempts` : ''}`
     }
     case 'wait':
       return `wait ${step.ms} ms`
@@ -436,11 +461,31 @@ export function defaultTitle(step: Step): string {
     case 'mine':
       return step.until !== undefined ? `mine until ${step.until} is confirmed` : `mine ${step.blocks} block${step.blocks === 1 ? '' : 's'}`
     case 'verifies':
-      return `verify calls of ${step.payment}: ${step.expect.verified ? 'verified' : 'not verified'}${step.expect.result !== undefined ? ` → ${step.expect.result}` : ''}${step.expect.count !== undefined ? `, ${step.expect.count} in all` : ''}`
+      return `verify calls of ${paymentTitle(step)}: ${step.expect.verified ? 'verified' : 'not verified'}${step.expect.result !== undefined ? ` → ${step.expect.result}` : ''}${step.expect.count !== undefined ? `, ${step.expect.count} in all` : ''}`
     case 'audit': {
       const e = step.expect
       const wanted = [e.verdict, e.fail !== undefined ? `${e.fail} fail` : undefined, e.warn !== undefined ? `${e.warn} warn` : undefined, ...(e.found ?? []).map((c) => `finds ${c}`), ...(e.absent ?? []).map((c) => `no ${c}`)]
       return `audit${step.payment ? ` ${step.payment}` : ''}${step.merchant !== undefined ? ' (merchant)' : ''} → ${wanted.filter(Boolean).join(', ') || 'any'}`
     }
+    case 'chat':
+      return chatTitle(step)
   }
+}
+
+/** `order`, or the trackId as written (`trackId ${link.trackId}`). */
+function paymentTitle(ref: PaymentRef): string {
+  return 'payment' in ref ? ref.payment : `trackId ${typeof ref.trackId === 'string' ? ref.trackId : JSON.stringify(ref.trackId)}`
+}
+
+/** `chat send "/buy"`, `chat expect /Pay here/ within 10s`, `chat press "Check payment"`, with the bot and chat when named. */
+function chatTitle(step: ChatStep): string {
+  const { action } = step
+  const what =
+    'send' in action
+      ? `send ${JSON.stringify(action.send)}`
+      : 'expect' in action
+        ? `expect ${shownPattern(action.expect)} within ${formatDuration(action.within)}`
+        : `press ${JSON.stringify(action.press)}${action.message !== undefined ? ` of message ${String(action.message)}` : ''}`
+  const where = [step.bot !== undefined ? `bot ${shownBot(step.bot)}` : '', step.chat !== DEFAULT_CHAT_ID ? `chat ${step.chat}` : ''].filter(Boolean).join(', ')
+  return `chat ${what}${where ? ` (${where})` : ''}`
 }

@@ -1,6 +1,7 @@
 import { CHECK_IDS } from '../audit/rules.js'
 import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
+import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
 import { SCENARIO_VERSION } from './types.js'
 
 /*
@@ -72,6 +73,33 @@ const presence = (title: string, what: string) =>
     errorMessage: 'must be true (present), false (absent) or the exact text',
     examples: [true, false],
   }) as const
+
+/** `payment` (a create step of this file) or `trackId` (a payment made elsewhere, e.g. by a bot): exactly one. */
+const paymentOrTrackId = (kind: string) =>
+  ({
+    payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step. Or give "trackId" instead.' },
+    trackId: {
+      title: 'Track ID',
+      description: `A payment this file did not create, e.g. "\${link.trackId}" from a chat expect step that found the bot's checkout link. Or give "payment" instead. ${kind}`.trim(),
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      errorMessage: 'must be a trackId (or a ${…} reference such as "${link.trackId}")',
+      examples: ['${link.trackId}'],
+    },
+  }) as const
+
+/** Not both payment and trackId; validate.ts prints a `not`'s errorMessage as it is. */
+const NOT_BOTH = {
+  if: { required: ['payment'], properties: { payment: true } },
+  then: { not: { required: ['trackId'], properties: { trackId: true } }, errorMessage: 'give "payment" or "trackId", not both' },
+} as const
+
+/** Exactly one of payment and trackId. */
+const onePayment = {
+  ...NOT_BOTH,
+  else: { required: ['trackId'], properties: { trackId: true }, errorMessage: 'give "payment" (a create step of this file) or "trackId"' },
+} as const
 
 const resultCode = (what: string) =>
   ({ title: 'Result code', description: what, type: 'integer', minimum: 0, maximum: 999, examples: [100, 105, 202] }) as const
@@ -241,12 +269,13 @@ const simulateStep = {
   properties: {
     simulate: {
       title: 'Customer action',
-      description: 'What the customer does with a payment of this file on the checkout page.',
+      description: 'What the customer does on the checkout page of a payment: one of this file ("payment") or one named by trackId.',
       type: 'object',
-      required: ['payment', 'outcome'],
+      required: ['outcome'],
       additionalProperties: false,
+      ...onePayment,
       properties: {
-        payment: stepName('Payment', 'create', 'order'),
+        ...paymentOrTrackId(''),
         outcome: { title: 'Outcome', description: 'What the customer does.', enum: outcomes, errorMessage: `must be one of ${outcomes.join(', ')}` },
         amount: sent('Paid amount', 'The amount paid, when it differs from the order.', [4]),
         asset: sent('Asset', 'The asset paid with.', ['USDT']),
@@ -259,7 +288,7 @@ const simulateStep = {
           examples: ['drop', 'delay=30s', 'duplicate=2', 'reorder'],
         },
       },
-      examples: [{ payment: 'order', outcome: 'paid' }, { payment: 'order', outcome: 'paid', callback: 'drop' }],
+      examples: [{ payment: 'order', outcome: 'paid' }, { payment: 'order', outcome: 'paid', callback: 'drop' }, { trackId: '${link.trackId}', outcome: 'paid' }],
     },
     expect: {
       title: 'Expected result',
@@ -289,17 +318,16 @@ const verifyStep = {
   properties: {
     verify: {
       title: 'Verify request',
-      description: 'A payment of this file by name, or trackId and merchant as sent.',
+      description: 'A payment of this file by name ("payment"), or "trackId" and "merchant" as sent: exactly one of payment and trackId.',
       type: 'object',
       additionalProperties: false,
       properties: {
         as: bindName('The answer’s name.', 'check'),
-        payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step: supplies trackId, merchant and the order amount.' },
-        trackId: sent('Track ID', 'The trackId to send when there is no "payment".', ['${order.trackId}']),
-        merchant: sent('Merchant API key', 'The merchant to send when there is no "payment".', ['${shop.key}']),
+        payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step: supplies trackId, merchant and the order amount. Or give "trackId" and "merchant" instead.' },
+        trackId: sent('Track ID', 'The trackId to send instead of "payment", e.g. "${link.trackId}" for a payment a bot made.', ['${order.trackId}']),
+        merchant: sent('Merchant API key', 'The merchant to send with "trackId".', ['${shop.key}']),
       },
-      if: { required: ['payment'], properties: { payment: true } },
-      else: { required: ['trackId', 'merchant'], properties: { trackId: true, merchant: true }, errorMessage: 'without "payment", verify needs both "trackId" and "merchant"' },
+      allOf: [onePayment, { if: { required: ['trackId'], properties: { trackId: true } }, then: { required: ['merchant'], properties: { merchant: true }, errorMessage: 'with "trackId", verify needs "merchant" (the key to send) too' } }],
       examples: [{ payment: 'order' }, { trackId: '${order.trackId}', merchant: '${shop.key}' }],
     },
     expect: {
@@ -356,7 +384,8 @@ const callbackStep = {
       additionalProperties: false,
       properties: {
         receiver: stepName('Receiver', 'receiver', 'receiver'),
-        payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step: the callback must carry its trackId.' },
+        payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step: the callback must carry its trackId. Or give "trackId" instead.' },
+        trackId: { ...paymentOrTrackId('The callback must carry it.').trackId },
         match: {
           title: 'Body fields',
           description: 'Fields the callback body must carry, compared deeply; ${…} references are replaced.',
@@ -383,12 +412,13 @@ const callbackStep = {
         },
       },
       allOf: [
+        NOT_BOTH,
         {
-          if: { required: ['receiver'], properties: { receiver: true } },
-          else: { required: ['payment'], properties: { payment: true }, errorMessage: 'without "receiver", the callback is looked up in the sandbox’s delivery log, by payment' },
+          if: { anyOf: [{ required: ['receiver'], properties: { receiver: true } }, { required: ['trackId'], properties: { trackId: true } }] },
+          else: { required: ['payment'], properties: { payment: true }, errorMessage: 'without "receiver", the callback is looked up in the sandbox’s delivery log, by payment (or trackId)' },
         },
         {
-          if: { required: ['payment'], properties: { payment: true } },
+          if: { anyOf: [{ required: ['payment'], properties: { payment: true } }, { required: ['trackId'], properties: { trackId: true } }] },
           else: {
             required: ['match'],
             properties: { match: { type: 'object', minProperties: 1, errorMessage: 'give "payment" or "match": something to tell this callback from others' } },
@@ -489,10 +519,10 @@ const verifiesStep = {
       title: 'Verify journal',
       description: 'Whose verify calls to check, and how long to wait for them.',
       type: 'object',
-      required: ['payment'],
       additionalProperties: false,
+      ...onePayment,
       properties: {
-        payment: stepName('Payment', 'create', 'order'),
+        ...paymentOrTrackId(''),
         within: { title: 'Time limit (ms)', description: 'How long to wait for "verified": true.', type: 'integer', minimum: 0, maximum: LIMITS.withinMs, default: 5000, examples: [2000] },
       },
       examples: [{ payment: 'order' }],
@@ -508,6 +538,104 @@ const verifiesStep = {
         count: { title: 'Count', description: 'Verify calls of the payment, by any key.', type: 'integer', minimum: 0, maximum: 1_000_000 },
       },
       examples: [{ verified: true, result: 100 }],
+    },
+    title,
+  },
+} as const
+
+const chatWhere = {
+  bot: {
+    title: 'Bot',
+    description: 'The bot, by token, @username or id, as `pay chat bots` lists it; the only bot of the sandbox when left out. It must be known to the sandbox when the run starts.',
+    type: 'string',
+    minLength: 1,
+    maxLength: 200,
+    pattern: '\\S',
+    errorMessage: 'must be a bot’s token, @username or id',
+    examples: ['@shop_bot'],
+  },
+  chat: {
+    title: 'Chat',
+    description: 'The chat id: the simulated customer’s user id. Each id is another customer.',
+    type: 'integer',
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    default: DEFAULT_CHAT_ID,
+    examples: [1000002],
+  },
+} as const
+
+const chatStep = {
+  title: 'chat step',
+  description:
+    'Plays the customer of a bot in the Telegram Bot API emulator: sends it text, waits for its message, or presses a button. The bot must be running against the sandbox.',
+  type: 'object',
+  required: ['chat'],
+  additionalProperties: false,
+  properties: {
+    chat: {
+      title: 'Chat action',
+      description: 'One of send, expect or press, with the bot and chat it happens in.',
+      oneOf: [
+        {
+          title: 'Send',
+          type: 'object',
+          required: ['send'],
+          additionalProperties: false,
+          properties: {
+            send: { title: 'Text', ...text(4096, 'What the customer writes: text or a command such as /buy. ${…} references are replaced.', ['/buy', '/status ${link.trackId}']) },
+            ...chatWhere,
+            as: bindName('The sent message’s name: binds ${as.text} and ${as.messageId}.', 'hello'),
+          },
+        },
+        {
+          title: 'Expect',
+          type: 'object',
+          required: ['expect'],
+          additionalProperties: false,
+          properties: {
+            expect: {
+              title: 'Pattern',
+              description:
+                'A JavaScript regular expression the text or caption of a bot message must match; case-sensitive, or in slashes with flags (i, m, s, u) such as "/payment received/i". A ${…} reference in it matches its value as written. Only messages the bot sent in that chat after the scenario’s last send or press there, and after the message the previous expect there matched, count.',
+              type: 'string',
+              minLength: 1,
+              maxLength: 1000,
+              errorMessage: 'must be a regular expression of 1 to 1000 characters, e.g. "Pay here" or "/paid/i"',
+              examples: ['Pay here: .*/pay/', '/payment received/i'],
+            },
+            within: {
+              title: 'Time limit',
+              description: `How long to wait for the message: a duration up to ${LIMITS.withinMs / 1000}s.`,
+              ...durationText,
+              default: '10s',
+            },
+            ...chatWhere,
+            as: bindName('The matched message’s name: binds ${as.text}, ${as.messageId}, ${as.url} (its first URL button’s URL) and ${as.trackId} (from a checkout URL …/pay/<trackId> in a button or the text).', 'link'),
+          },
+        },
+        {
+          title: 'Press',
+          type: 'object',
+          required: ['press'],
+          additionalProperties: false,
+          properties: {
+            press: { title: 'Button text', ...text(4096, 'The text of the button to press: an inline button (callback_data is sent to the bot as a callback_query; a URL button’s URL is recorded) or a reply-keyboard button (its text is sent).', ['Check payment']) },
+            message: {
+              title: 'Message',
+              description: 'The id of the bot message whose button to press, e.g. "${link.messageId}"; by default the newest message with that button.',
+              type: ['integer', 'string'],
+              minimum: 1,
+              pattern: '^\\$\\{[^}]+\\}$',
+              errorMessage: 'must be a message id or a ${…} reference such as "${link.messageId}"',
+              examples: ['${link.messageId}'],
+            },
+            ...chatWhere,
+            as: bindName('The press’s name: binds ${as.url} and ${as.trackId} for a URL button, ${as.data} for a callback button, and ${as.messageId}.', 'opened'),
+          },
+        },
+      ],
+      examples: [{ send: '/buy' }, { expect: 'Pay here', as: 'link' }, { press: 'Check payment' }],
     },
     title,
   },
@@ -568,6 +696,7 @@ export const stepSchemas = {
   mine: mineStep,
   verifies: verifiesStep,
   audit: auditStep,
+  chat: chatStep,
 } as const
 
 export type StepKind = keyof typeof stepSchemas
@@ -596,7 +725,7 @@ export const scenarioSchema = {
       errorMessage: `must be a list of 1 to ${LIMITS.steps} steps`,
       items: {
         title: 'Step',
-        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit), an optional "title" and, on create, simulate, verify, verifies and audit, an optional "expect".',
+        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat), an optional "title" and, on create, simulate, verify, verifies and audit, an optional "expect".',
         oneOf: [
           stepSchemas.receiver,
           stepSchemas.merchant,
@@ -611,6 +740,7 @@ export const scenarioSchema = {
           stepSchemas.mine,
           stepSchemas.verifies,
           stepSchemas.audit,
+          stepSchemas.chat,
         ],
       },
       examples: [[{ merchant: { as: 'shop' } }, { wait: 100 }]],

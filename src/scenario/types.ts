@@ -31,6 +31,7 @@ export type Step =
   | MineStep
   | VerifiesStep
   | AuditStep
+  | ChatStep
 export type StepKind = Step['kind']
 
 interface StepBase {
@@ -81,17 +82,19 @@ export type CreateExpect =
 /** true: present; false: absent; a string: equal to it (after references). */
 export type Presence = boolean | string
 
-export interface SimulateStep extends StepBase {
-  kind: 'simulate'
-  /** Name of a create step. */
-  payment: string
-  outcome: Outcome
-  amount?: Json
-  asset?: Json
-  /** The notification's callback mode (drop, delay=…, duplicate=…, reorder, send). */
-  callback?: string
-  expect: { status: PaymentStatus } | { error: string }
-}
+/** A payment of this file (the name of a create step), or one named by its trackId (e.g. a bot's). */
+export type PaymentRef = { payment: string } | { trackId: Json }
+
+export type SimulateStep = StepBase &
+  PaymentRef & {
+    kind: 'simulate'
+    outcome: Outcome
+    amount?: Json
+    asset?: Json
+    /** The notification's callback mode (drop, delay=…, duplicate=…, reorder, send). */
+    callback?: string
+    expect: { status: PaymentStatus } | { error: string }
+  }
 
 export interface VerifyStep extends StepBase {
   kind: 'verify'
@@ -117,6 +120,7 @@ export interface CallbackStep extends StepBase {
   kind: 'callback'
   receiver?: string
   payment?: string
+  trackId?: Json
   /** Body fields the callback must carry (deep equality). */
   match: Record<string, Json>
   within: number
@@ -144,13 +148,12 @@ export interface MineStep extends StepBase {
 }
 
 /** Expectations on a payment's verify journal. */
-export interface VerifiesStep extends StepBase {
-  kind: 'verifies'
-  /** Name of a create step. */
-  payment: string
-  within: number
-  expect: { verified: boolean; result?: number; count?: number }
-}
+export type VerifiesStep = StepBase &
+  PaymentRef & {
+    kind: 'verifies'
+    within: number
+    expect: { verified: boolean; result?: number; count?: number }
+  }
 
 /** Runs the audit and checks its verdict. */
 export interface AuditStep extends StepBase {
@@ -163,6 +166,26 @@ export interface AuditStep extends StepBase {
   expect: { verdict?: 'pass' | 'warn' | 'fail'; fail?: number; warn?: number; found?: string[]; absent?: string[] }
 }
 
+/** Plays the customer of a bot in the Telegram Bot API emulator. */
+export interface ChatStep extends StepBase {
+  kind: 'chat'
+  /** The bot by token, @username or id; the sandbox's only bot when left out. */
+  bot?: string
+  /** Where the bot is named in the file (`file:line:col: step N (chat) › chat.bot`), for a bot the sandbox does not know. */
+  where: string
+  chat: number
+  as?: string
+  action: ChatAction
+}
+
+export type ChatAction =
+  /** The customer writes this text (after references). */
+  | { send: Json }
+  /** A bot message matching the pattern (see pattern.ts), within this many ms. */
+  | { expect: string; within: number }
+  /** Presses the button with this text, of this message (a number or a reference) or the newest that has it. */
+  | { press: string; message?: Json }
+
 /** Fields each kind of step binds under its `as` name. */
 export const BOUND_FIELDS = {
   receiver: ['url'],
@@ -172,4 +195,7 @@ export const BOUND_FIELDS = {
   createError: ['message'],
   verify: ['result', 'amount', 'refNumber', 'message'],
   sandbox: ['url'],
+  chatSend: ['text', 'messageId'],
+  chatExpect: ['text', 'messageId', 'url', 'trackId'],
+  chatPress: ['messageId', 'url', 'trackId', 'data'],
 } as const

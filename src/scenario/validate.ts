@@ -73,6 +73,8 @@ function describeError(error: ErrorObject): Problem | undefined {
   switch (error.keyword) {
     case 'if':
       return undefined // its then/else errors say what is wrong
+    case 'not':
+      return { path, message: typeof schema.errorMessage === 'string' ? schema.errorMessage : 'is not allowed here' }
     case 'additionalProperties': {
       const field = (error.params as { additionalProperty: string }).additionalProperty
       const allowed = Object.keys((schema.properties as object | undefined) ?? {}).filter((k) => !k.startsWith('$'))
@@ -105,8 +107,10 @@ function pickBranch(error: ErrorObject): { problem?: Problem; keep?: number } {
   const present = Object.keys(value).filter((k) => keys.includes(k))
   if (present.length === 1) return { keep: keys.indexOf(present[0]!) }
   if (present.length > 1) return { problem: { path, message: `has ${present.join(' and ')}; use only one` } }
+  // Fields of an object whose own properties are listed are told apart by additionalProperties instead.
+  const own = (error.parentSchema as SchemaObject | undefined)?.properties !== undefined
   const known = new Set(branches.flatMap((b) => Object.keys((b.properties as object | undefined) ?? {})))
-  const unknown = Object.keys(value).filter((k) => !known.has(k))
+  const unknown = own ? [] : Object.keys(value).filter((k) => !known.has(k))
   return { problem: { path, message: `needs one of ${keys.join(', ')}${unknown.length > 0 ? ` (unknown: ${unknown.join(', ')})` : ''}` } }
 }
 

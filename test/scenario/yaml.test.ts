@@ -62,7 +62,7 @@ describe('YAML scenario files', () => {
   const rows: Array<[string, string[], string]> = [
     ['a wrong type', ['  - wait: soon'], 'flow.yaml:4:11: step 1 (wait) › wait: must be a whole number of milliseconds from 0 to 60000, got "soon"'],
     ['a number out of range', ['  - receiver: { as: hook, failStatus: 200 }'], 'flow.yaml:4:39: step 1 (receiver) › receiver.failStatus: must be a whole number from 400 to 599, got 200'],
-    ['an unknown step kind', ['  - wait: 1', '  - pay: { amount: 1 }'], 'flow.yaml:5:5: step 2: needs one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit (unknown: pay)'],
+    ['an unknown step kind', ['  - wait: 1', '  - pay: { amount: 1 }'], 'flow.yaml:5:5: step 2: needs one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat (unknown: pay)'],
     ['a missing field', ['  - simulate:', '      payment: order'], 'flow.yaml:5:7: step 1 (simulate) › simulate.outcome: missing'],
     [
       'a reference to a later step',
@@ -77,6 +77,12 @@ describe('YAML scenario files', () => {
     ['a tag', ['  - wait: !!binary aGk='], 'flow.yaml:4:11: !!binary: scenario files use no YAML tags or directives'],
     ['a custom tag', ['  - wait: !js/function "x"'], 'flow.yaml:4:11: !js/function: scenario files use no YAML tags or directives'],
     ['a number JSON cannot carry', ['  - create: { merchant: sandbox, amount: .nan }'], 'flow.yaml:4:42: NaN is not a JSON number'],
+    ['a chat pattern that is no regular expression', ['  - chat: { send: /buy }', '  - chat:', '      expect: "Pay [here"'], 'flow.yaml:6:15: step 2 (chat) › chat.expect: is not a valid regular expression: /Pay [here/: Unterminated character class'],
+    [
+      'both payment and trackId',
+      ['  - merchant: { as: shop }', '  - create: { as: order, merchant: "${shop.key}", amount: 1 }', '  - simulate:', '      payment: order', '      trackId: "${order.trackId}"', '      outcome: paid'],
+      'flow.yaml:7:7: step 3 (simulate) › simulate: give "payment" or "trackId", not both',
+    ],
   ]
   it.each(rows)('names the line of %s', (_label, steps, message) => {
     expect(problemsOf(yaml(...steps)), JSON.stringify(problemsOf(yaml(...steps)))).toContain(message)

@@ -1,0 +1,60 @@
+import { parseTemplate, type Lookup } from './template.js'
+
+/**
+ * The pattern of a chat `expect` step: a JavaScript regular expression written as a string, case-sensitive
+ * (`Pay here: .*\/pay\/`), or in slashes with flags (`/payment received/i`). A `${name.field}` in it stands for
+ * that value as literal text. Pure.
+ */
+
+/** Flags a pattern may carry; g and y keep state between matches, so they have no meaning here. */
+const FLAGS = /^[imsu]*$/
+const LITERAL = /^\/([\s\S]+)\/([a-z]*)$/
+
+interface Parts {
+  body: string
+  flags: string
+}
+
+function split(pattern: string): Parts | { problem: string } {
+  const literal = LITERAL.exec(pattern)
+  if (!literal) return { body: pattern, flags: '' }
+  const [, body, flags] = literal as unknown as [string, string, string]
+  if (!FLAGS.test(flags) || new Set(flags).size !== flags.length) return { problem: `the flags after the closing / may be i, m, s and u, each once (got "${flags}")` }
+  return { body, flags }
+}
+
+/** Regular-expression syntax escaped, so that a value is matched as written (also valid under the u flag). */
+function literal(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')
+}
+
+function build(parts: Parts, value: (name: string, field: string, source: string) => string): RegExp {
+  const parsed = parseTemplate(parts.body)
+  if ('error' in parsed) throw new SyntaxError(parsed.error)
+  const source = parsed.pieces.map((p) => (p.kind === 'text' ? p.text : p.kind === 'repeat' ? literal(p.text.repeat(p.count)) : literal(value(p.name, p.field, p.source)))).join('')
+  return new RegExp(source, parts.flags)
+}
+
+/** What is wrong with a pattern, or undefined when it compiles (references are checked elsewhere). */
+export function patternProblem(pattern: string): string | undefined {
+  const parts = split(pattern)
+  if ('problem' in parts) return parts.problem
+  if ('error' in parseTemplate(parts.body)) return undefined
+  try {
+    build(parts, () => 'x')
+    return undefined
+  } catch (error) {
+    return `is not a valid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, '')}`
+  }
+}
+
+/** The pattern as a RegExp, its references replaced by their values. The pattern was checked by patternProblem. */
+export function patternRegExp(pattern: string, lookup: Lookup): RegExp {
+  const parts = split(pattern) as Parts
+  return build(parts, (name, field, source) => String(lookup(name, field, source)))
+}
+
+/** The pattern as reports show it: in slashes, with its flags. */
+export function shownPattern(pattern: string): string {
+  return LITERAL.test(pattern) && FLAGS.test(LITERAL.exec(pattern)![2]!) ? pattern : `/${pattern}/`
+}
