@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { statSync, unlinkSync } from 'node:fs'
-import { execute } from '@oclif/core'
 
 // oclif.manifest.json (written by `npm run build`) spares importing every command at start. One older than the
 // last compile may miss new commands, so it is dropped and oclif reads the commands themselves.
@@ -12,4 +11,6 @@ try {
   // no manifest, no build info, or a read-only install: nothing to check
 }
 
+// The bundle's own copy of oclif: the one its commands were built with.
+const { execute } = await import('../dist/bundle/cli.js')
 await execute({ dir: import.meta.url })

@@ -5,7 +5,6 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { line, paint } from '../../src/cli/format.js'
 import { usage } from '../../src/cli/usage.js'
-import { exportFileText } from '../../src/domain/transfer.js'
 
 export interface ExportResult {
   /** The file written, or `-` for stdout. */
@@ -38,6 +37,7 @@ export default class SandboxExport extends ClientCommand {
       throw usage('--json does nothing with -: the export itself is the JSON on stdout', { suggestions: ['drop --json, or name a file'] })
     }
     const data = await this.client(flags.url).exportState()
+    const { exportFileText } = await import('../../src/domain/transfer.js')
     const text = exportFileText(data)
     const file = toStdout ? '-' : resolve(args.file)
     if (toStdout) {

@@ -6,8 +6,7 @@ import { line, paint } from '../../src/cli/format.js'
 import { usage } from '../../src/cli/usage.js'
 import type { ImportResult } from '../../src/client/index.js'
 import { forTerminal } from '../../src/domain/display.js'
-import { checkImportFile, checkImportStream } from '../../src/cli/import-file.js'
-import { EXPORT_FORMAT, EXPORT_VERSION, type ExportCheck } from '../../src/domain/transfer.js'
+import type { ExportCheck } from '../../src/domain/transfer.js'
 
 export default class SandboxImport extends ClientCommand {
   static override summary = 'Replace the sandbox state with a file written by `pay sandbox export`, or with stdin given -'
@@ -32,6 +31,9 @@ export default class SandboxImport extends ClientCommand {
     const { args, flags } = await this.parse(SandboxImport)
     const name = args.file === '-' ? 'stdin' : args.file
     // Checked with the sandbox's own reader, record by record, before anything is sent.
+    // The file's reader and schema are loaded by this command only, not at every start of pay.
+    const { checkImportFile, checkImportStream } = await import('../../src/cli/import-file.js')
+    const { EXPORT_FORMAT, EXPORT_VERSION } = await import('../../src/domain/transfer.js')
     let check: ExportCheck
     try {
       check = args.file === '-' ? await checkImportStream(process.stdin) : await checkImportFile(args.file)

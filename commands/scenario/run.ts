@@ -9,10 +9,8 @@ import { usage } from '../../src/cli/usage.js'
 import type { SandboxOptions } from '../../src/index.js'
 import type { SandboxClient } from '../../src/client/index.js'
 import { forTerminal, inertJson } from '../../src/domain/display.js'
-import { loadScenarios } from '../../src/scenario/load.js'
 import { REPORTERS, scenarioHeading, stepLine, summaryLine, toJUnit, type Reporter } from '../../src/scenario/report.js'
-import { runScenarios, type RunReport } from '../../src/scenario/run.js'
-import { botProblems } from '../../src/scenario/run-chat.js'
+import type { RunReport } from '../../src/scenario/run.js'
 
 /** Retries for the throwaway sandbox of --start: quick enough that a failing receiver recovers in well under a second. */
 const START_CALLBACKS = { retries: 5, timeoutMs: 2_000, scheduleMs: [100, 200, 400] }
@@ -59,6 +57,10 @@ export default class ScenarioRun extends ClientCommand {
       this.refuseTogether('output', 'does nothing with --json, which prints the report on stdout; use --reporter json --output <file> to write it to a file')
     }
     const files = argv as string[]
+    // YAML, the schema checker and the runner load with this command only.
+    const { loadScenarios } = await import('../../src/scenario/load.js')
+    const { runScenarios } = await import('../../src/scenario/run.js')
+    const { botProblems } = await import('../../src/scenario/run-chat.js')
     const { scenarios, problems } = await loadScenarios(files)
     if (problems.length > 0) throw filesRefused(problems)
     const reporter: Reporter = this.jsonEnabled() ? 'json' : flags.reporter

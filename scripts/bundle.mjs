@@ -1,0 +1,62 @@
+// Bundles the CLI into one ES module: oclif, every command (as `COMMANDS`, oclif's explicit command strategy)
+// and the entry bin/run.js calls. A command then loads one file instead of a few hundred; what only some
+// commands need (the server, prompts, opening a browser) stays in chunks loaded on first use.
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import { build } from 'esbuild'
+
+const root = resolve(import.meta.dirname, '..')
+const compiled = join(root, 'dist')
+const out = join(compiled, 'bundle')
+
+function files(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? files(path) : path.endsWith('.js') ? [path] : []
+  })
+}
+
+// `dist/commands/payment/verify.js` is the command `payment:verify`, as oclif's pattern strategy names it.
+const commands = files(join(compiled, 'commands'))
+  .map((file) => ({ file, id: relative(join(compiled, 'commands'), file).replace(/\.js$/, '').replace(/\/index$/, '').split('/').join(':') }))
+  .sort((a, b) => a.id.localeCompare(b.id))
+const entry = join(compiled, 'cli-entry.js')
+writeFileSync(
+  entry,
+  [
+    "export { execute } from '@oclif/core'",
+    ...commands.map((c, i) => `import C${i} from './${relative(compiled, c.file)}'`),
+    `export const COMMANDS = {${commands.map((c, i) => `${JSON.stringify(c.id)}: C${i}`).join(', ')}}`,
+    '',
+  ].join('\n'),
+)
+
+rmSync(out, { recursive: true, force: true })
+await build({
+  entryPoints: { cli: entry, 'not-found': join(compiled, 'src', 'cli', 'not-found.js') },
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // Smaller source is less to parse at every start; names are kept for stack traces.
+  minify: true,
+  keepNames: true,
+  logLevel: 'warning',
+  // Loaded by the server, scenario runner and emulator only, which run from their own chunks anyway: kept as
+  // packages so that their own file lookups (fastify's plugins, Ajv's formats) work as installed.
+  external: ['typescript', 'ts-node', 'fastify', '@fastify/*', 'lowdb', 'ajv', 'ajv/*', 'yaml', 'qrcode', 'playwright-core', 'fast-check'],
+  // Bundled CommonJS (oclif and its dependencies) needs `require` for Node's own modules, and oclif finds its own
+  // package.json from `__dirname`.
+  banner: {
+    js: [
+      "import { createRequire as __payRequire } from 'node:module'",
+      'const require = __payRequire(import.meta.url)',
+      "import { dirname as __payDirname } from 'node:path'",
+      "const __dirname = __payDirname(require.resolve('@oclif/core/package.json')) + '/lib'",
+    ].join('; '),
+  },
+})
+rmSync(entry)
+console.log(`bundle: ${commands.length} commands in ${relative(root, out)}`)
