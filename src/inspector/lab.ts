@@ -1,3 +1,4 @@
+import type { ClockView } from '../clock/sandbox-clock.js'
 import type { PaymentStatus } from '../domain/types.js'
 
 /**
@@ -39,6 +40,8 @@ export interface AuditVerdict {
 }
 
 export interface LabReaders {
+  /** The sandbox clock, for the banner. */
+  clock?: () => ClockView
   verifiesOf?: (trackId: string) => VerifyCalls | undefined
   audit?: () => AuditVerdict | Promise<AuditVerdict>
 }

@@ -42,6 +42,6 @@ export function inspectorPlugin(options: InspectorOptions) {
     app.addHook('preClose', async () => streams.closeAll('shutdown', { stopping: true }))
     app.addHook('onClose', async () => stops.forEach((stop) => stop()))
     await app.register(inspectorControlRoutes(options.requests, changes, streams))
-    await app.register(inspectorPageRoutes(options.service, options.requests, { url: options.url, links: () => links }, options.lab ?? {}))
+    await app.register(inspectorPageRoutes(options.service, options.requests, { url: options.url, links: () => (options.lab?.clock ? { ...links, clock: options.lab.clock() } : links) }, options.lab ?? {}))
   }
 }

@@ -180,6 +180,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
         requests,
         url: () => info.url,
         lab: {
+          clock: () => sandboxClock.view(),
           verifiesOf: (trackId) => service.store.verifiesOf(trackId),
           audit: async () => {
             await service.store.flushObservations()

@@ -12,10 +12,14 @@ describe('the sandbox clock over HTTP and the CLI', () => {
 
   test('GET /_sandbox/clock and health show real time until the clock is moved; advance stamps changes with the sandbox time', async () => {
     expect(await sb.client.clock()).toMatchObject({ real: true, aheadMs: 0, offsetMs: 0 })
+    const page = async (path: string) => (await sb.client.raw({ method: 'GET', path, headers: { accept: 'text/html' } })).text
+    expect(await page('/')).not.toContain('id="sandbox-clock"')
     const moved = await sb.client.advanceClock(3_600_000)
     expect(moved.clock.real).toBe(false)
     expect(moved.clock.aheadMs).toBeGreaterThanOrEqual(3_600_000)
     expect((await sb.client.health()).clock).toMatchObject({ real: false })
+    // Every page's banner says the time is not real: the inspector's as the checkout page's.
+    for (const path of ['/', '/inspect/payments']) expect(await page(path)).toMatch(/id="sandbox-clock"[^<]*>Sandbox clock <time[^>]*>[^<]+<\/time>, 1 h ahead of real time\./)
     const created = await sb.client.createPayment({ merchant: 'sandbox', amount: 5, callbackUrl: 'https://shop.example/cb' })
     if (created.result !== 100) throw new Error('create failed')
     const { payment } = await sb.client.getPayment(created.trackId)

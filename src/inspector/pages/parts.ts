@@ -1,3 +1,4 @@
+import type { ClockView } from '../../clock/sandbox-clock.js'
 import { isRoundedForDisplay } from '../../domain/amount.js'
 import type { Payment, PaymentStatus } from '../../domain/types.js'
 import { formatUsd } from '../../checkout/assets.js'
@@ -15,6 +16,8 @@ export interface SiteLinks {
   docs: boolean
   /** The audit's verdict (/inspect/audit), when the sandbox keeps one. */
   audit: boolean
+  /** The sandbox clock: the banner shows it when it is not at real time. */
+  clock?: ClockView
 }
 
 export interface InspectorPageInput {
@@ -45,7 +48,7 @@ ${input.stream ? html`<span id="live-state" class="live off" role="status" hidde
 <p id="action-error" class="error" role="alert" hidden></p>
 ${input.body}
 </div>`
-  return layout({ title: input.title, body, wide: true, script: INSPECTOR_SCRIPT, styles: INSPECTOR_STYLES })
+  return layout({ title: input.title, body, wide: true, script: INSPECTOR_SCRIPT, styles: INSPECTOR_STYLES, ...(input.links.clock ? { clock: input.links.clock } : {}) })
 }
 
 /** A table cell that becomes a labelled line of a card on a phone (`table.stack`). */
