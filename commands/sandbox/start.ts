@@ -2,7 +2,6 @@ import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
-import { usage } from '../../src/cli/usage.js'
 import { fields, line, paint } from '../../src/cli/format.js'
 import { forTerminal, inertJson } from '../../src/domain/display.js'
 
@@ -97,16 +96,10 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     const { defaultMerchantKey, installLastResort, readImportFlag, serveOptions, startFailure, stopAndExport, warnExposure } = await import(
       '../../src/cli/serve.js'
     )
-    const { callbacks, allowedHosts, allowedFlag } = await serveOptions(flags)
+    const { callbacks, allowedHosts, allowedFlag, lab } = await serveOptions(flags)
     const { describePolicy } = await import('../../src/callbacks/schedule.js')
     const seed = flags.import !== undefined ? await readImportFlag(flags.import) : undefined
-    const { labOptions, labArgs, describeLab } = await import('../../src/cli/lab-options.js')
-    let lab
-    try {
-      lab = labOptions(flags)
-    } catch (error) {
-      throw usage((error as Error).message)
-    }
+    const { labArgs, describeLab } = await import('../../src/cli/lab-options.js')
     if (flags.detach) {
       const { startDetached } = await import('../../src/cli/detach.js')
       const { resolve } = await import('node:path')

@@ -8,10 +8,11 @@ import { type ExportFile, type ExportImage, exportFileText } from '../domain/tra
 import type { RunningSandbox } from '../server/start.js'
 import { ExitCode, PayError } from './exit-codes.js'
 import { checkImportFile } from './import-file.js'
+import { type LabFlags, type LabOptions, labOptions } from './lab-options.js'
 import { usage } from './usage.js'
 
 /** The `pay sandbox start` flags that shape the server, shared by `sandbox exec`. */
-export interface ServeFlags {
+export interface ServeFlags extends LabFlags {
   'allowed-hosts'?: string | undefined
   'callback-retries'?: number | undefined
   'callback-timeout'?: string | undefined
@@ -20,7 +21,9 @@ export interface ServeFlags {
 }
 
 /** The callback policy and allowed hosts the flags ask for, or a usage error naming the flag. */
-export async function serveOptions(flags: ServeFlags): Promise<{ callbacks: CallbackPolicy; allowedHosts: AllowedHosts; allowedFlag: string | undefined }> {
+export async function serveOptions(
+  flags: ServeFlags,
+): Promise<{ callbacks: CallbackPolicy; allowedHosts: AllowedHosts; allowedFlag: string | undefined; lab: LabOptions }> {
   const { policyFromFlags } = await import('../callbacks/schedule.js')
   const { allowedHostsFlag, parseAllowedHosts } = await import('../domain/request-guard.js')
   let callbacks: CallbackPolicy
@@ -36,7 +39,13 @@ export async function serveOptions(flags: ServeFlags): Promise<{ callbacks: Call
   }
   const parsed = parseAllowedHosts(flags['allowed-hosts']?.split(',') ?? [])
   if ('error' in parsed) throw usage(parsed.error)
-  return { callbacks, allowedHosts: parsed.hosts, allowedFlag: allowedHostsFlag(parsed.hosts) }
+  let lab: LabOptions
+  try {
+    lab = labOptions(flags)
+  } catch (error) {
+    throw usage((error as Error).message)
+  }
+  return { callbacks, allowedHosts: parsed.hosts, allowedFlag: allowedHostsFlag(parsed.hosts), lab }
 }
 
 /** `--import <file>`: the file checked whole with the sandbox's own reader, or a usage error listing what is wrong. */

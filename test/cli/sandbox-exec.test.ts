@@ -176,3 +176,17 @@ test('start --export-on-exit writes the state on SIGTERM, SIGINT and pay sandbox
   expect(await exited(sb.child)).toBe(1)
   expect(sb.output()).toMatch(/Error: --export-on-exit: cannot write .*dir\.json: ENOENT/)
 })
+
+test('the lab flags shape the sandbox the command runs against, as they do for sandbox start', async () => {
+  const script = `
+    const chain = await (await fetch(process.env.PAY_SANDBOX_URL + '/_sandbox/chain')).json()
+    console.log(JSON.stringify(chain.confirmations))`
+  const run = await pay(['sandbox', 'exec', '--confirmations', '7', '--', process.execPath, '--input-type=module', '-e', script])
+  expect(run.code, run.stderr).toBe(0)
+  const confirmations = JSON.parse(run.stdout) as Record<string, number>
+  expect(Object.keys(confirmations).length).toBeGreaterThan(0)
+  expect(new Set(Object.values(confirmations))).toEqual(new Set([7]))
+  const refused = await pay(['sandbox', 'exec', '--callback-mode', 'lose', '--', ...node('process.exit(0)')])
+  expect(refused.code).toBe(2)
+  expect(refused.stderr).toMatch(/--callback-mode/)
+})
