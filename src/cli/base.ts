@@ -125,6 +125,9 @@ export abstract class PayCommand extends Command {
   }
 
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<void> {
+    // Refused while parsing (an invalid flag): the arguments were read, so oclif's "did not parse" warning, meant
+    // for commands that never call parse, would only add noise under NODE_ENV=development.
+    this.parsed = true
     const failure = toPayError(err, `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim())
     process.exitCode = failure.exit
     if (this.jsonEnabled()) {

@@ -41,6 +41,8 @@ describe('payment list', () => {
     const bad = await pay(['payment', 'list', '--status', 'lost', '--url', sb.url])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--status must be one of pending, unfinalized, paid, failed, expired (got "lost")')
+    // Only the message: no warning from oclif about a command that "did not parse" (NODE_ENV is test here).
+    expect(bad.stderr).not.toMatch(/Warning|UnparsedCommand/)
   })
 })
 
