@@ -1,10 +1,15 @@
 // npm run bench: measures the sandbox against references this script starts itself, writes
-// bench/results/latest.json and prints a markdown table. Every server and the load generator is its own process.
+// bench/results/latest.json and prints a markdown table with one row per goal: measured value, reference, ratio,
+// target and verdict. Every server and load generator is its own process.
+//
+// The create→verify flow is judged with wrk (a C load generator: bench/flow.lua), which leaves the CPU to the
+// servers; the Node generator (bench/load.mjs) eats as much CPU as the server it loads, so its line flatters us
+// and is kept only as a second figure.
 //
 // Environment: BENCH_ROUNDS (alternating rounds per size, default 3), BENCH_SECONDS (measured seconds per
 // round, default 3), BENCH_SIZES (stored payments, default 0,10000,100000), BENCH_ONLY (comma list of
-// flow,cold,cli,memory,callbacks).
-import { spawn } from 'node:child_process'
+// flow,node,cold,cli,memory,callbacks).
+import { execFileSync, spawn } from 'node:child_process'
 import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
@@ -16,6 +21,7 @@ const ROOT = resolve(import.meta.dirname, '..')
 const BIN = join(ROOT, 'bin', 'run.js')
 const REFERENCE = join(ROOT, 'bench', 'reference-server.mjs')
 const LOAD = join(ROOT, 'bench', 'load.mjs')
+const WRK_SCRIPT = join(ROOT, 'bench', 'flow.lua')
 const SERVER_ONLY = join(ROOT, 'bench', 'server-only.mjs')
 const RESULTS = join(ROOT, 'bench', 'results')
 
@@ -28,6 +34,15 @@ const CONNECTIONS = 32
 const CHILD_ENV = { ...env, NO_COLOR: '1', CI: '1' }
 
 const wants = (part) => !ONLY || ONLY.has(part)
+const WRK = (() => {
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' })
+    return 'wrk'
+  } catch (error) {
+    // wrk prints its usage and exits 1 on --version: it is there.
+    return error.code === 'ENOENT' ? undefined : 'wrk'
+  }
+})()
 const median = (values) => {
   const v = values.filter((x) => typeof x === 'number').sort((a, b) => a - b)
   if (v.length === 0) return null
@@ -84,11 +99,46 @@ function startProcess(args, { logLines = false } = {}) {
   })
 }
 
-const startOurs = (dataFile, { quiet = true, port = 0 } = {}) =>
-  startProcess([BIN, 'sandbox', 'start', '--port', String(port), '--json', '--data', dataFile, ...(quiet ? ['--quiet'] : [])], {
-    logLines: !quiet,
-  })
+/** `pay sandbox start` as users run it (request log on), unless `quiet`; `durability` adds --durability. */
+const startOurs = (dataFile, { quiet = false, port = 0, durability } = {}) =>
+  startProcess(
+    [BIN, 'sandbox', 'start', '--port', String(port), '--json', '--data', dataFile, ...(quiet ? ['--quiet'] : []), ...(durability ? ['--durability', durability] : [])],
+    { logLines: !quiet },
+  )
 const startReference = (port = 0) => startProcess([REFERENCE, String(port)])
+
+/** wrk -t2 -c32 with bench/flow.lua: a 1 s warm-up run, then the measured one. */
+async function runWrk(url) {
+  const wrk = (seconds) =>
+    new Promise((resolveRun, reject) => {
+      const child = spawn(WRK, ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', WRK_SCRIPT, url], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (c) => (out += c))
+      child.stderr.on('data', (c) => (err += c))
+      child.on('exit', (code) => {
+        const line = out.split('\n').find((l) => l.startsWith('{'))
+        try {
+          resolveRun(JSON.parse(line))
+        } catch {
+          reject(new Error(`wrk exited with ${code}: ${err || out}`))
+        }
+      })
+    })
+  await wrk(1)
+  const r = await wrk(SECONDS)
+  const seconds = r.durationUs / 1e6
+  const ms = (us) => round(us / 1000, 3)
+  return {
+    flows: r.flows,
+    flowsPerSecond: Math.round(r.flows / seconds),
+    requestsPerSecond: Math.round(r.requests / seconds),
+    errors: r.bad + r.socketErrors,
+    ...(r.firstBad ? { firstError: r.firstBad } : {}),
+    latencyMs: { all: { p50: ms(r.latencyUs.p50), p90: ms(r.latencyUs.p90), p99: ms(r.latencyUs.p99), max: ms(r.latencyUs.max) } },
+    seconds: 1 + seconds,
+  }
+}
 
 function runLoad(url) {
   const port = Number(new URL(url).port)
@@ -204,73 +254,78 @@ const results = {
 
 // ── create→verify flow ────────────────────────────────────────────────
 
-async function flowRound(kind, size) {
+/**
+ * Kinds of server: `ours` is `pay sandbox start` as users run it (request log on, acknowledged = durable),
+ * `ours-quiet` the same with --quiet, `reference` the bare Fastify server.
+ */
+async function flowRound(kind, size, generator) {
   const { file } = await seed(size)
-  const server = kind === 'reference' ? await startReference() : await startOurs(await freshCopy(file), { quiet: kind !== 'ours-log' })
+  const server = kind === 'reference' ? await startReference() : await startOurs(await freshCopy(file), { quiet: kind === 'ours-quiet' })
   try {
     const cpuBefore = await cpuMs(server.pid)
-    const load = await runLoad(server.url)
+    const load = generator === 'wrk' ? await runWrk(server.url) : await runLoad(server.url)
     const cpu = (await cpuMs(server.pid)) - cpuBefore
     const memory = await memoryOf(server.pid)
     // Server CPU per flow, over warm-up and measurement alike: steadier than throughput on a busy machine.
-    const flowsServed = load.flows * (1 + 1 / SECONDS)
-    load.serverCpuUsPerFlow = Math.round((cpu * 1000) / flowsServed)
+    load.serverCpuUsPerFlow = Math.round((cpu * 1000) / (load.flowsPerSecond * (1 + SECONDS)))
     if (load.errors > 0) log(`  ${kind}: ${load.errors} errors, first: ${load.firstError}`)
-    return { ...load, memory, ...(kind === 'ours-log' ? { logMB: round(server.logBytes() / 1e6, 1) } : {}) }
+    return { ...load, memory, ...(kind !== 'ours-quiet' && kind !== 'reference' ? { logMB: round(server.logBytes() / 1e6, 1) } : {}) }
   } finally {
     await kill(server.child)
   }
 }
 
-async function benchFlow() {
-  const out = []
-  for (const size of SIZES) {
-    await seed(size)
-    const kinds = size === 0 ? ['ours', 'reference', 'ours-log'] : ['ours', 'reference']
-    const rounds = Object.fromEntries(kinds.map((k) => [k, []]))
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const kind of kinds) {
-        const result = await flowRound(kind, size)
-        rounds[kind].push(result)
-        log(`flow ${size} ${kind} round ${r + 1}: ${result.flowsPerSecond} flows/s, ${result.serverCpuUsPerFlow} µs CPU/flow, p50 ${result.latencyMs.all.p50} ms, p99 ${result.latencyMs.all.p99} ms`)
-      }
-    }
-    const sum = (kind) => {
-      const rs = rounds[kind]
-      return {
-        flowsPerSecond: Math.round(median(rs.map((x) => x.flowsPerSecond))),
-        requestsPerSecond: Math.round(median(rs.map((x) => x.requestsPerSecond))),
-        p50: round(median(rs.map((x) => x.latencyMs.all.p50)), 3),
-        p99: round(median(rs.map((x) => x.latencyMs.all.p99)), 3),
-        createP99: round(median(rs.map((x) => x.latencyMs.create.p99)), 3),
-        verifyP99: round(median(rs.map((x) => x.latencyMs.verify.p99)), 3),
-        errors: rs.reduce((n, x) => n + x.errors, 0),
-        peakRssMB: median(rs.map((x) => x.memory.peakRssMB)),
-        serverCpuUsPerFlow: median(rs.map((x) => x.serverCpuUsPerFlow)),
-      }
-    }
-    const ours = sum('ours')
-    const reference = sum('reference')
-    const entry = {
-      size,
-      ours,
-      reference,
-      ratio: round(ours.flowsPerSecond / reference.flowsPerSecond),
-      cpuRatio: round(reference.serverCpuUsPerFlow / ours.serverCpuUsPerFlow),
-      rounds,
-    }
-    if (rounds['ours-log']) {
-      entry.oursWithLog = sum('ours-log')
-      entry.ratioWithLog = round(entry.oursWithLog.flowsPerSecond / reference.flowsPerSecond)
-    }
-    out.push(entry)
+function summarize(rs) {
+  return {
+    flowsPerSecond: Math.round(median(rs.map((x) => x.flowsPerSecond))),
+    requestsPerSecond: Math.round(median(rs.map((x) => x.requestsPerSecond))),
+    p50: round(median(rs.map((x) => x.latencyMs.all.p50)), 3),
+    p99: round(median(rs.map((x) => x.latencyMs.all.p99)), 3),
+    errors: rs.reduce((n, x) => n + x.errors, 0),
+    peakRssMB: median(rs.map((x) => x.memory.peakRssMB)),
+    serverCpuUsPerFlow: median(rs.map((x) => x.serverCpuUsPerFlow)),
   }
+}
+
+/** Rounds alternate the kinds, so a busy moment of the machine falls on all of them alike. */
+async function flowAt(size, kinds, generator) {
+  await seed(size)
+  const rounds = Object.fromEntries(kinds.map((k) => [k, []]))
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const kind of kinds) {
+      const result = await flowRound(kind, size, generator)
+      rounds[kind].push(result)
+      log(`${generator} ${size} ${kind} round ${r + 1}: ${result.flowsPerSecond} flows/s, ${result.serverCpuUsPerFlow} µs CPU/flow, p50 ${result.latencyMs.all.p50} ms, p99 ${result.latencyMs.all.p99} ms`)
+    }
+  }
+  const entry = { size, generator, rounds }
+  for (const kind of kinds) entry[kind] = summarize(rounds[kind])
+  const ref = entry.reference
+  for (const kind of kinds.filter((k) => k !== 'reference')) {
+    entry[kind].ratio = round(entry[kind].flowsPerSecond / ref.flowsPerSecond)
+    entry[kind].cpuRatio = round(ref.serverCpuUsPerFlow / entry[kind].serverCpuUsPerFlow)
+  }
+  return entry
+}
+
+async function benchFlow() {
+  if (!WRK) {
+    log('wrk is not installed (apt-get install wrk): the create→verify goal is not measured')
+    return []
+  }
+  const out = []
+  for (const size of SIZES) out.push(await flowAt(size, size === SIZES[0] ? ['ours', 'reference', 'ours-quiet'] : ['ours', 'reference'], 'wrk'))
   return out
+}
+
+/** The Node generator's figure at the smallest size, as earlier runs reported it. */
+async function benchNodeFlow() {
+  return flowAt(SIZES[0], ['ours', 'reference'], 'node')
 }
 
 // ── cold start ────────────────────────────────────────────────────────
 
-/** Spawn → first 200 from GET /_sandbox/health, polled every 2 ms. */
+/** Spawn → first 200 from GET /_sandbox/health, polled every 2 ms. `ours` is `pay sandbox start` as users run it. */
 async function coldStart(kind, size) {
   const port = await freePort()
   const args =
@@ -278,7 +333,7 @@ async function coldStart(kind, size) {
       ? [REFERENCE, String(port)]
       : kind === 'server-only'
         ? [SERVER_ONLY, String(port), await freshCopy(seeds[size].file)]
-        : [BIN, 'sandbox', 'start', '--port', String(port), '--quiet', '--data', await freshCopy(seeds[size].file)]
+        : [BIN, 'sandbox', 'start', '--port', String(port), '--data', await freshCopy(seeds[size].file)]
   const t0 = performance.now()
   const child = spawn(process.execPath, args, { cwd: ROOT, env: CHILD_ENV, stdio: 'ignore' })
   try {
@@ -364,6 +419,7 @@ async function benchCli() {
       'node -e 0': [['-e', '0'], ROOT],
       'bare oclif verify': [[bare, 'verify', trackId, '--url', server.url, '--json'], ROOT],
       'pay payment verify': [[BIN, 'payment', 'verify', trackId, '--url', server.url, '--json'], ROOT],
+      'pay payment create': [[BIN, 'payment', 'create', '--amount', '10', '--callback-url', 'http://127.0.0.1:9/cb', '--url', server.url, '--json'], ROOT],
     }
     const times = Object.fromEntries(Object.keys(commands).map((k) => [k, []]))
     const repeats = Math.max(10, ROUNDS * 4)
@@ -375,6 +431,7 @@ async function benchCli() {
     log(`CLI: ${JSON.stringify(ms)}`)
     return {
       medianMs: ms,
+      ratioToNode: { verify: round(ms['pay payment verify'] / ms['node -e 0']), create: round(ms['pay payment create'] / ms['node -e 0']) },
       ratioToBareOclif: round(ms['pay payment verify'] / ms['bare oclif verify']),
       overNodeMs: { ours: round(ms['pay payment verify'] - ms['node -e 0'], 1), bare: round(ms['bare oclif verify'] - ms['node -e 0'], 1) },
       times,
@@ -403,6 +460,7 @@ async function benchMemory() {
   const refMemory = await memoryOf(ref.pid)
   await kill(ref.child)
   const out = { size, idleRssMB: idle.rssMB, referenceIdleRssMB: refMemory.rssMB, dataFileMB: round(bytes / 1e6, 1), stopMs }
+  out.ratio = round(out.idleRssMB / out.dataFileMB)
   log(`memory at ${size}: ${JSON.stringify(out)}`)
   return out
 }
@@ -466,6 +524,7 @@ async function benchCallbacks() {
 
 try {
   if (wants('flow')) results.flow = await benchFlow()
+  if (wants('node')) results.nodeFlow = await benchNodeFlow()
   if (wants('cold')) results.coldStart = await benchColdStart()
   if (wants('cli')) results.cli = await benchCli()
   if (wants('memory')) results.memory = await benchMemory()
@@ -479,54 +538,81 @@ await mkdir(RESULTS, { recursive: true })
 await writeFile(join(RESULTS, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`)
 process.stdout.write(`${table(results)}\n`)
 
+function verdict(ok) {
+  return ok ? 'met' : '**short**'
+}
+
 function table(r) {
   const k = (n) => (n >= 1000 ? `${n / 1000}k` : String(n))
   const lines = []
   const m = r.machine
   lines.push(`Machine: ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGB} GB, Node ${m.node}, ${m.platform}; load average ${r.loadBefore.join(' ')} before, ${r.loadAfter.join(' ')} after.`)
+  lines.push(
+    `Load: wrk -t2 -c${CONNECTIONS}, bench/flow.lua (create, then verify the trackId it got), ${r.config.rounds} alternating rounds of 1 s warm-up + ${r.config.seconds} s; medians. ` +
+      '`pay sandbox start` as users run it: request log on, a create acknowledged once fdatasynced.',
+  )
   lines.push('')
-  lines.push('| Measure | pay sandbox | Reference | Ratio | Target |')
-  lines.push('| --- | --- | --- | --- | --- |')
-  for (const f of r.flow ?? []) {
-    const ok = f.ratio >= 0.8 && f.ours.p99 <= 5 ? 'met' : 'short'
+  lines.push('| Goal | pay sandbox | Reference | Ratio | Target | Verdict |')
+  lines.push('| --- | --- | --- | --- | --- | --- |')
+  const flows = (x) => `${x.flowsPerSecond} flows/s, p50 ${x.p50} ms, p99 ${x.p99} ms`
+  const flow = r.flow ?? []
+  if (wants('flow') && flow.length === 0) lines.push('| create→verify (wrk) | not measured: wrk is not installed | | | | |')
+  for (const f of flow) {
+    const o = f.ours
     lines.push(
-      `| create→verify, ${k(f.size)} stored (${CONNECTIONS} conns) | ${f.ours.flowsPerSecond} flows/s, p50 ${f.ours.p50} ms, p99 ${f.ours.p99} ms | bare Fastify: ${f.reference.flowsPerSecond} flows/s, p50 ${f.reference.p50} ms, p99 ${f.reference.p99} ms | ${f.ratio}× | ≥ 0.8×, p99 ≤ 5 ms: ${ok} |`,
+      `| create→verify, ${k(f.size)} stored | ${flows(o)} | bare Fastify: ${flows(f.reference)} | ${o.ratio}× | ≥ 0.8× (floor 0.7×), p99 ≤ 5 ms | ${verdict(o.ratio >= 0.8 && o.p99 <= 5)}${o.ratio >= 0.7 && o.ratio < 0.8 ? ' (above the floor)' : ''} |`,
     )
+  }
+  if (flow.length > 1) {
+    const first = flow[0]
+    const last = flow.at(-1)
+    const kept = round(last.ours.ratio / first.ours.ratio)
+    // CPU per flow is steadier than throughput on a shared machine: both must hold.
+    const cpuGrowth = round(last.ours.serverCpuUsPerFlow / first.ours.serverCpuUsPerFlow)
     lines.push(
-      `| server CPU per create→verify flow, ${k(f.size)} stored | ${f.ours.serverCpuUsPerFlow} µs | bare Fastify: ${f.reference.serverCpuUsPerFlow} µs | ${f.cpuRatio}× (efficiency) | |`,
+      `| flat from ${k(first.size)} to ${k(last.size)} stored: ratio kept, CPU per flow grown | ${last.ours.ratio}× ÷ ${first.ours.ratio}×; ${last.ours.serverCpuUsPerFlow} ÷ ${first.ours.serverCpuUsPerFlow} µs | | ${kept}×; ${cpuGrowth}× | ≥ 0.9×; ≤ 1.15× | ${verdict(kept >= 0.9 && cpuGrowth <= 1.15)} |`,
     )
-    if (f.oursWithLog) {
-      lines.push(
-        `| same, request log on (no --quiet) | ${f.oursWithLog.flowsPerSecond} flows/s, p50 ${f.oursWithLog.p50} ms, p99 ${f.oursWithLog.p99} ms | | ${f.ratioWithLog}× | |`,
-      )
-    }
+  }
+  for (const f of flow) {
+    lines.push(`| server CPU per flow, ${k(f.size)} stored | ${f.ours.serverCpuUsPerFlow} µs | bare Fastify: ${f.reference.serverCpuUsPerFlow} µs | ${f.ours.cpuRatio}× (efficiency) | | |`)
+  }
+  for (const f of flow) {
+    if (f['ours-quiet']) lines.push(`| same, ${k(f.size)} stored, --quiet (no request log) | ${flows(f['ours-quiet'])} | | ${f['ours-quiet'].ratio}× | | |`)
+  }
+  if (r.nodeFlow) {
+    const f = r.nodeFlow
+    lines.push(`| create→verify, ${k(f.size)} stored, Node generator (bench/load.mjs; flatters us) | ${flows(f.ours)} | bare Fastify: ${flows(f.reference)} | ${f.ours.ratio}× | | |`)
   }
   for (const c of r.coldStart ?? []) {
-    const target = c.size === 10000 ? `≤ 1.3×: ${c.ratio <= 1.3 ? 'met' : 'short'}` : ''
-    lines.push(`| cold start, ${k(c.size)} stored (spawn → first 200) | ${c.oursMs} ms (server alone, no CLI: ${c.serverOnlyMs} ms) | bare Fastify: ${c.referenceMs} ms | ${c.ratio}× (server alone ${c.serverOnlyRatio}×) | ${target} |`)
+    const target = c.size >= 100000 ? 2 : 1.3
+    lines.push(
+      `| cold start, ${k(c.size)} stored: \`pay sandbox start\`, spawn → first 200 | ${c.oursMs} ms (server alone: ${c.serverOnlyMs} ms, ${c.serverOnlyRatio}×) | bare Fastify: ${c.referenceMs} ms | ${c.ratio}× | ≤ ${target}× | ${verdict(c.ratio <= target)} |`,
+    )
   }
   if (r.cli) {
     const ms = r.cli.medianMs
-    lines.push(
-      `| \`pay payment verify\` (process wall time) | ${ms['pay payment verify']} ms | bare oclif: ${ms['bare oclif verify']} ms; \`node -e 0\`: ${ms['node -e 0']} ms | ${r.cli.ratioToBareOclif}× | ≤ 1.1×: ${r.cli.ratioToBareOclif <= 1.1 ? 'met' : 'short'} |`,
-    )
-  }
-  if (r.memory) {
-    const mm = r.memory
-    lines.push(`| server RSS, ${k(mm.size)} stored, idle | ${mm.idleRssMB} MB | bare Fastify: ${mm.referenceIdleRssMB} MB | | |`)
-    lines.push(`| data file, ${k(mm.size)} stored | ${mm.dataFileMB} MB | | | |`)
-    lines.push(`| graceful stop, ${k(mm.size)} stored (writes the data file) | ${mm.stopMs} ms | | | |`)
-  }
-  for (const f of r.flow ?? []) {
-    if (f.size === Math.max(...SIZES)) lines.push(`| server peak RSS under load, ${k(f.size)} stored | ${f.ours.peakRssMB} MB | bare Fastify: ${f.reference.peakRssMB} MB | | |`)
+    for (const [name, ratio] of [['pay payment verify', r.cli.ratioToNode.verify], ['pay payment create', r.cli.ratioToNode.create]]) {
+      lines.push(`| \`${name}\` (process wall time) | ${ms[name]} ms | \`node -e 0\`: ${ms['node -e 0']} ms (bare oclif verify: ${ms['bare oclif verify']} ms) | ${ratio}× | ≤ 2× | ${verdict(ratio <= 2)} |`)
+    }
   }
   if (r.callbacks) {
     const c = r.callbacks
     lines.push(
       c.skipped
-        ? `| callback delivery latency | not measured: ${c.skipped} | | | |`
-        : `| callback delivery after simulate (state change → receiver) | p50 ${c.p50Ms} ms, max ${c.maxMs} ms (${c.deliveries} delivered, ${c.missed} missed) | | | |`,
+        ? `| callback delivery | not measured: ${c.skipped} | | | | |`
+        : `| callback delivered after the state change (simulate → receiver) | p50 ${c.p50Ms} ms, max ${c.maxMs} ms (${c.deliveries} delivered, ${c.missed} missed) | | | p50 ≤ 5 ms | ${verdict(c.missed === 0 && c.p50Ms <= 5)} |`,
     )
+  }
+  if (r.memory) {
+    const mm = r.memory
+    const judged = mm.size >= 100000
+    lines.push(
+      `| server RSS, ${k(mm.size)} stored, idle | ${mm.idleRssMB} MB | its data in JSON (the data file): ${mm.dataFileMB} MB | ${mm.ratio}× | ≤ 2× at 100k | ${judged ? verdict(mm.ratio <= 2) : 'not judged below 100k'} |`,
+    )
+    for (const f of flow) {
+      if (f.size === mm.size) lines.push(`| server peak RSS under load, ${k(f.size)} stored | ${f.ours.peakRssMB} MB | bare Fastify: ${f.reference.peakRssMB} MB | | | |`)
+    }
+    lines.push(`| graceful stop, ${k(mm.size)} stored (writes the data file) | ${mm.stopMs} ms | | | | |`)
   }
   return lines.join('\n')
 }

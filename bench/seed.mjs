@@ -41,7 +41,7 @@ export async function seedDataFile(path, count) {
     await handle.write(text)
   }
   try {
-    await write(`{\n"format": "pay-sandbox/1",\n"seq": 0,\n"merchants": [\n${JSON.stringify(merchant)}\n],\n"payments": [`)
+    await write(`{\n"format": "pay-sandbox/1",\n"seq": 0,\n"store": "${randomBytes(9).toString('base64url')}",\n"merchants": [\n${JSON.stringify(merchant)}\n],\n"payments": [`)
     const CHUNK = 5000
     for (let i = 0; i < count; i += CHUNK) {
       const lines = []

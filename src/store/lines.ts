@@ -19,6 +19,11 @@ export class LineReader {
   constructor(private readonly handle: FileHandle) {}
 
   async *lines(): AsyncGenerator<Line> {
+    for await (const batch of this.batches()) yield* batch
+  }
+
+  /** The same lines, a read's worth at a time: one await per megabyte rather than per line. */
+  async *batches(): AsyncGenerator<Line[]> {
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
     let pending: Buffer[] = []
     let pendingBytes = 0
@@ -26,27 +31,28 @@ export class LineReader {
     for (;;) {
       const { bytesRead } = await this.handle.read(buffer, 0, CHUNK_BYTES, null)
       if (bytesRead === 0) break
+      const batch: Line[] = []
       let start = 0
       for (;;) {
         const end = buffer.indexOf(10, start)
         if (end === -1 || end >= bytesRead) break
-        const piece = buffer.subarray(start, end)
         let text: string
         if (pendingBytes > 0) {
-          text = Buffer.concat([...pending, piece]).toString('utf8')
+          text = Buffer.concat([...pending, buffer.subarray(start, end)]).toString('utf8')
           pending = []
           pendingBytes = 0
         } else {
-          text = piece.toString('utf8')
+          text = buffer.toString('utf8', start, end)
         }
         start = end + 1
-        yield { number: ++number, text }
+        batch.push({ number: ++number, text })
       }
       if (start < bytesRead) {
         // Copied: the read buffer is reused for the next chunk.
         pending.push(Buffer.from(buffer.subarray(start, bytesRead)))
         pendingBytes += bytesRead - start
       }
+      if (batch.length > 0) yield batch
     }
     this.tail = pendingBytes
   }

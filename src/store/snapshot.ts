@@ -140,59 +140,90 @@ async function readLines(handle: FileHandle): Promise<Record<string, unknown> | 
   let list: ListName | undefined
   let expect: 'open' | 'fields' | 'records' | 'after-close' | 'end' = 'open'
   const reader = new LineReader(handle)
-  for await (const { text } of reader.lines()) {
-    const line = text.trimEnd()
-    switch (expect) {
-      case 'open':
-        if (line !== '{') return undefined
-        expect = 'fields'
-        break
-      case 'fields': {
-        const opening = LIST_OPENING.exec(line)
-        if (opening) {
-          list = opening[1] as ListName
-          out[list] = []
-          expect = opening[2] ? (opening[2].endsWith(',') ? 'fields' : 'after-close') : 'records'
+  const strings = new Map<string, string>()
+  for await (const batch of reader.batches()) {
+    for (const { text } of batch) {
+      const line = text.trimEnd()
+      switch (expect) {
+        case 'open':
+          if (line !== '{') return undefined
+          expect = 'fields'
+          break
+        case 'fields': {
+          const opening = LIST_OPENING.exec(line)
+          if (opening) {
+            list = opening[1] as ListName
+            out[list] = []
+            expect = opening[2] ? (opening[2].endsWith(',') ? 'fields' : 'after-close') : 'records'
+            break
+          }
+          if (line === '}') {
+            expect = 'end'
+            break
+          }
+          let field: unknown
+          try {
+            field = JSON.parse(`{${line.replace(/,$/, '')}}`)
+          } catch {
+            return undefined
+          }
+          if (typeof field !== 'object' || field === null || Array.isArray(field)) return undefined
+          Object.assign(out, field)
           break
         }
-        if (line === '}') {
+        case 'records': {
+          if (line === ']' || line === '],') {
+            expect = line === '],' ? 'fields' : 'after-close'
+            break
+          }
+          let record: unknown
+          try {
+            record = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line)
+          } catch {
+            return undefined
+          }
+          if (list === 'payments') sharePaymentStrings(record, strings)
+          ;(out[list!] as unknown[]).push(record)
+          break
+        }
+        case 'after-close':
+          if (line !== '}') return undefined
           expect = 'end'
           break
-        }
-        let field: unknown
-        try {
-          field = JSON.parse(`{${line.replace(/,$/, '')}}`)
-        } catch {
-          return undefined
-        }
-        if (typeof field !== 'object' || field === null || Array.isArray(field)) return undefined
-        Object.assign(out, field)
-        break
+        case 'end':
+          if (line !== '') return undefined
       }
-      case 'records': {
-        if (line === ']' || line === '],') {
-          expect = line === '],' ? 'fields' : 'after-close'
-          break
-        }
-        let record: unknown
-        try {
-          record = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line)
-        } catch {
-          return undefined
-        }
-        ;(out[list!] as unknown[]).push(record)
-        break
-      }
-      case 'after-close':
-        if (line !== '}') return undefined
-        expect = 'end'
-        break
-      case 'end':
-        if (line !== '') return undefined
     }
   }
   if (expect !== 'end' || reader.tailBytes() > 0) return undefined
   return out
+}
+
+const SHARED_FIELDS = ['merchant', 'callbackUrl', 'returnUrl', 'status', 'asset', 'createdAt', 'updatedAt'] as const
+const SHARED_CHANGE_FIELDS = ['status', 'at', 'source'] as const
+
+/**
+ * Makes equal strings of payments one string in memory: JSON.parse gives each record its own copy of the merchant,
+ * URLs, statuses and timestamps, which repeat across and within payments (a third of a large state's heap).
+ */
+function sharePaymentStrings(record: unknown, strings: Map<string, string>): void {
+  if (typeof record !== 'object' || record === null) return
+  const share = (o: Record<string, unknown>, fields: readonly string[]) => {
+    for (const field of fields) {
+      const value = o[field]
+      if (typeof value !== 'string') continue
+      const seen = strings.get(value)
+      if (seen === undefined) strings.set(value, value)
+      else o[field] = seen
+    }
+  }
+  const p = record as Record<string, unknown>
+  share(p, SHARED_FIELDS)
+  if (Array.isArray(p.history)) {
+    for (const change of p.history) if (typeof change === 'object' && change !== null) share(change as Record<string, unknown>, SHARED_CHANGE_FIELDS)
+  }
+  // Timestamps of other payments rarely repeat: the table stays small.
+  if (strings.size > 4096) strings.clear()
 }
 
 async function readWhole(handle: FileHandle, path: string): Promise<unknown> {

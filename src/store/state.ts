@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { TelegramChange, TelegramImage } from '../telegram/records.js'
 import { TelegramState } from './telegram-state.js'
@@ -220,5 +220,6 @@ export class State implements StateReader {
 }
 
 export function keyDigest(key: string): string {
-  return createHash('sha256').update(key).digest('base64')
+  // The one-shot hash: a third of a Hash object's cost, on every spec request.
+  return hash('sha256', key, 'base64')
 }
