@@ -1,3 +1,4 @@
+import type { Durability } from '../../src/store/journal.js'
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'
@@ -56,6 +57,13 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     'callback-schedule': Flags.string({
       description: 'waits before each retry, comma-separated; the last repeats [default: 1s,5s,30s]',
       env: 'PAY_SANDBOX_CALLBACK_SCHEDULE',
+    }),
+    durability: Flags.string({
+      description:
+        'when a change is acknowledged: disk (after fdatasync: survives a power loss) or os (once the OS has the write, synced within 1 s: survives the process being killed, not a power loss; faster)',
+      env: 'PAY_SANDBOX_DURABILITY',
+      options: ['disk', 'os'],
+      default: 'disk',
     }),
     'callback-concurrency': Flags.integer({
       description: 'callback attempts out at once; the rest wait their turn [default: 64]',
@@ -118,6 +126,8 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
           '--callback-concurrency',
           String(callbacks.concurrency),
           ...(allowedFlag !== undefined ? ['--allowed-hosts', allowedFlag] : []),
+          '--durability',
+          flags.durability,
           ...(flags.import !== undefined ? ['--import', resolve(flags.import)] : []),
           ...(flags['export-on-exit'] !== undefined ? ['--export-on-exit', resolve(flags['export-on-exit'])] : []),
           ...labArgs(lab),
@@ -139,6 +149,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         host,
         dataFile: flags.data,
         callbacks,
+        durability: flags.durability as Durability,
         ...lab,
         allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
         ...(seed !== undefined ? { seed } : {}),
@@ -186,6 +197,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         ['merchant key', merchantKey ?? paint(chalk.yellow, 'none enabled — pay merchant create')],
         ['inspector', paint(chalk.cyan, `${running.url}/`)],
         ['checkout', `${running.url}/pay/<trackId>`],
+        ['durability', flags.durability === 'os' ? paint(chalk.yellow, 'os: acknowledged once the OS has a write (synced within 1 s); a power loss can lose the last second') : undefined],
         ['also answers', allowedHosts === 'all' ? chalk.red('any host name') : allowedFlag],
         ['callbacks', describePolicy(running.callbacks.policy)],
         ...describeLab(lab),

@@ -1,3 +1,4 @@
+import type { Durability } from '../store/journal.js'
 import { spawn } from 'node:child_process'
 import { appendFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -55,6 +56,7 @@ export async function execWithSandbox(command: string[], flags: ExecFlags): Prom
       host,
       dataFile: flags.data ?? join(temp!, 'data.json'),
       callbacks,
+      ...(flags.durability !== undefined ? { durability: flags.durability as Durability } : {}),
       ...lab,
       allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
       ...(seed !== undefined ? { seed } : {}),

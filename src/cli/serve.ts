@@ -13,6 +13,7 @@ import { usage } from './usage.js'
 
 /** The `pay sandbox start` flags that shape the server, shared by `sandbox exec`. */
 export interface ServeFlags extends LabFlags {
+  durability?: string | undefined
   'allowed-hosts'?: string | undefined
   'callback-retries'?: number | undefined
   'callback-timeout'?: string | undefined

@@ -16,6 +16,7 @@ import { SandboxService } from '../service/sandbox.js'
 import { DataFileError } from '../store/errors.js'
 import type { StoreFs } from '../store/fs.js'
 import { type OpenReport, Store } from '../store/store.js'
+import type { Durability } from '../store/journal.js'
 import type { ExportImage } from '../domain/transfer.js'
 import { importSandbox } from '../service/transfer.js'
 import { version } from '../version.js'
@@ -47,6 +48,8 @@ export interface StartOptions {
   compactAfter?: number
   /** The store's file system; tests wrap the real one to inject faults. */
   storeFs?: StoreFs
+  /** When a change is acknowledged: once fdatasynced (`disk`, the default) or once the OS has it (`os`). */
+  durability?: Durability
   /**
    * Callback retries (default 3), timeout per attempt (default 5000 ms), waits (default 1 s, 5 s, 30 s) and
    * attempts out at once (default 64).
@@ -128,6 +131,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     now,
     ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
     ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
+    ...(options.durability !== undefined ? { durability: options.durability } : {}),
   })
   const saved = store.clock()
   if (saved) sandboxClock.load(saved)

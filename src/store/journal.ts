@@ -125,7 +125,18 @@ export function headerLine(header: JournalHeader): string {
 }
 
 /**
- * Append-only journal file. Each `append` is one write and one fdatasync. A failed append is cut back to the
+ * How an append is acknowledged. `disk` (the default): after its fdatasync, so it survives a power loss. `os`:
+ * once the OS has the write, synced within OS_SYNC_MS, so it survives the process being killed but not a power
+ * loss (Redis's `appendfsync everysec`, SQLite's `synchronous=NORMAL`).
+ */
+export type Durability = 'disk' | 'os'
+export const DURABILITIES: readonly Durability[] = ['disk', 'os']
+/** With `os` durability, the longest an acknowledged record waits for its fdatasync. */
+export const OS_SYNC_MS = 1000
+
+/**
+ * Append-only journal file. Each `append` is one write and one fdatasync (with `os` durability, the sync follows
+ * within OS_SYNC_MS). A failed append is cut back to the
  * last durable record before anything else is written, so a half-written batch (never acknowledged) can never
  * be replayed; if even that fails, the next append repairs the file first.
  */
@@ -139,16 +150,22 @@ export class JournalWriter {
   private dirty = false
   /** Where the open file sits after a rotation could not give it its name back; restored before the next write. */
   private misplacedAt: string | undefined
+  private readonly durability: Durability
+  /** `os` durability: the pending background sync. */
+  private syncTimer: NodeJS.Timeout | undefined
+  /** A background sync failed: the next append syncs before it is acknowledged (and fails if that fails). */
+  private syncFailed = false
 
-  private constructor(fs: StoreFs, path: string, handle: FileHandle, size: number) {
+  private constructor(fs: StoreFs, path: string, handle: FileHandle, size: number, durability: Durability) {
     this.fs = fs
     this.path = path
     this.handle = handle
     this.size = size
+    this.durability = durability
   }
 
   /** Opens the journal for appending; an empty one gets `header` as its first line (durably). */
-  static async open(fs: StoreFs, path: string, header: JournalHeader): Promise<JournalWriter> {
+  static async open(fs: StoreFs, path: string, header: JournalHeader, durability: Durability = 'disk'): Promise<JournalWriter> {
     const handle = await fs.open(path, 'a')
     try {
       let { size } = await handle.stat()
@@ -158,7 +175,7 @@ export class JournalWriter {
         await handle.datasync()
         size = line.length
       }
-      return new JournalWriter(fs, path, handle, size)
+      return new JournalWriter(fs, path, handle, size, durability)
     } catch (error) {
       await handle.close().catch(() => {})
       throw error
@@ -178,7 +195,12 @@ export class JournalWriter {
     const buffer = Buffer.from(text)
     try {
       await writeAll(this.handle, buffer)
-      await this.handle.datasync()
+      if (this.durability === 'disk' || this.syncFailed) {
+        await this.handle.datasync()
+        this.syncFailed = false
+      } else {
+        this.syncSoon()
+      }
     } catch (error) {
       this.dirty = true
       await this.handle
@@ -216,9 +238,31 @@ export class JournalWriter {
     }
     await syncDir(this.fs, dirOf(this.path))
     const old = this.handle
+    await this.syncPending(old)
     this.handle = next
     this.size = size
     await old.close().catch(() => {})
+  }
+
+  /** `os` durability: one fdatasync within OS_SYNC_MS of the first unsynced append. */
+  private syncSoon(): void {
+    if (this.syncTimer) return
+    const handle = this.handle
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = undefined
+      handle.datasync().catch(() => {
+        if (handle === this.handle) this.syncFailed = true
+      })
+    }, OS_SYNC_MS)
+    this.syncTimer.unref()
+  }
+
+  /** Syncs what an `os` append left unsynced (before a close or a rotation); failures are left to the next append. */
+  private async syncPending(handle: FileHandle): Promise<void> {
+    if (!this.syncTimer) return
+    clearTimeout(this.syncTimer)
+    this.syncTimer = undefined
+    await handle.datasync().catch(() => {})
   }
 
   /** Undoes what a failed write or rotation left behind; throws (and is retried next time) if it cannot. */
@@ -234,6 +278,7 @@ export class JournalWriter {
   }
 
   async close(): Promise<void> {
+    await this.syncPending(this.handle)
     await this.handle.close()
   }
 }

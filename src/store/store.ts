@@ -5,7 +5,7 @@ import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEnt
 import { DataFileError } from './errors.js'
 import { isMissing, nodeFs, type StoreFs } from './fs.js'
 import { dirOf, syncDir } from './fsutil.js'
-import { JOURNAL_FORMAT, type JournalHeader, JournalWriter, readJournal } from './journal.js'
+import { type Durability, JOURNAL_FORMAT, type JournalHeader, JournalWriter, readJournal } from './journal.js'
 import { DataFileLock, realDataPath } from './lock.js'
 import { PendingView } from './pending.js'
 import { emptySnapshot, isSnapshotTemp, newStoreId, type Snapshot, type SnapshotData, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
@@ -27,6 +27,8 @@ export interface StoreOptions {
   compactAfterBytes?: number
   /** The file system; tests wrap it to inject faults. */
   fs?: StoreFs
+  /** When a write is acknowledged: after its fdatasync (`disk`, the default), or once the OS has it (`os`). */
+  durability?: Durability
 }
 
 export interface OpenReport {
@@ -75,6 +77,7 @@ export class Store {
   private readonly db: Low<SnapshotData>
   private readonly lock: DataFileLock
   private readonly now: () => Date
+  private readonly durability: Durability
   private readonly compactAfter: number
   private readonly compactAfterBytes: number
   private readonly durable = new State()
@@ -108,6 +111,7 @@ export class Store {
     this.db = new Low(new SnapshotFile(this.fs, options.file), emptySnapshot())
     this.lock = lock
     this.now = options.now ?? (() => new Date())
+    this.durability = options.durability ?? 'disk'
     this.compactAfter = options.compactAfter ?? 10_000
     this.compactAfterBytes = options.compactAfterBytes ?? COMPACT_AFTER_BYTES
     this.pending = new PendingView(this.durable)
@@ -187,7 +191,7 @@ export class Store {
       }
     }
     try {
-      this.journal = await JournalWriter.open(this.fs, this.journalPath, this.header())
+      this.journal = await JournalWriter.open(this.fs, this.journalPath, this.header(), this.durability)
     } catch (error) {
       throw new DataFileError(`cannot write journal ${this.journalPath}: ${(error as Error).message}`)
     }

@@ -1,0 +1,49 @@
+import { join } from 'node:path'
+import { expect, onTestFinished, test } from 'vitest'
+import { OS_SYNC_MS } from '../../src/store/journal.js'
+import { Store } from '../../src/store/store.js'
+import { tempDir } from '../helpers.js'
+import { errno, faultyFs } from './faulty-fs.js'
+
+const merchant = (key: string) => ({ key, name: key, enabled: true, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' })
+
+async function open(durability: 'disk' | 'os', sync: (path: string) => void) {
+  const file = join(await tempDir(), 'data.json')
+  const { store } = await Store.open({ file, durability, fs: faultyFs({ sync: (path) => (path.endsWith('.journal') ? sync(path) : undefined) }) })
+  onTestFinished(() => store.close().catch(() => {}))
+  return store
+}
+
+test('disk: every acknowledged write was fdatasynced first', async () => {
+  let syncs = 0
+  const store = await open('disk', () => void syncs++)
+  const before = syncs
+  for (let i = 0; i < 5; i++) await store.putMerchant(merchant(`m${i}`))
+  expect(syncs - before).toBe(5)
+})
+
+test('os: writes are acknowledged without waiting for a sync, and synced within OS_SYNC_MS', async () => {
+  let syncs = 0
+  const store = await open('os', () => void syncs++)
+  const before = syncs
+  for (let i = 0; i < 5; i++) await store.putMerchant(merchant(`m${i}`))
+  expect(syncs - before).toBe(0)
+  await new Promise((r) => setTimeout(r, OS_SYNC_MS + 300))
+  expect(syncs - before).toBe(1)
+  expect(store.getMerchant('m4')).toBeDefined()
+})
+
+test('os: after a background sync fails, the next write syncs before it is acknowledged, and fails if that fails', async () => {
+  let failing = false
+  const store = await open('os', () => {
+    if (failing) throw errno('EIO', 'i/o error')
+  })
+  failing = true
+  await store.putMerchant(merchant('first'))
+  await new Promise((r) => setTimeout(r, OS_SYNC_MS + 300))
+  await expect(store.putMerchant(merchant('second'))).rejects.toThrow(/EIO/)
+  expect(store.getMerchant('second')).toBeUndefined()
+  failing = false
+  await store.putMerchant(merchant('third'))
+  expect(store.getMerchant('third')).toBeDefined()
+})
