@@ -256,11 +256,12 @@ const results = {
 
 /**
  * Kinds of server: `ours` is `pay sandbox start` as users run it (request log on, acknowledged = durable),
- * `ours-quiet` the same with --quiet, `reference` the bare Fastify server.
+ * `ours-quiet` the same with --quiet, `ours-os` the same with --durability os (acknowledged once the OS has the
+ * write), `reference` the bare Fastify server.
  */
 async function flowRound(kind, size, generator) {
   const { file } = await seed(size)
-  const server = kind === 'reference' ? await startReference() : await startOurs(await freshCopy(file), { quiet: kind === 'ours-quiet' })
+  const server = kind === 'reference' ? await startReference() : await startOurs(await freshCopy(file), { quiet: kind === 'ours-quiet', ...(kind === 'ours-os' ? { durability: 'os' } : {}) })
   try {
     const cpuBefore = await cpuMs(server.pid)
     const load = generator === 'wrk' ? await runWrk(server.url) : await runLoad(server.url)
@@ -314,7 +315,7 @@ async function benchFlow() {
     return []
   }
   const out = []
-  for (const size of SIZES) out.push(await flowAt(size, size === SIZES[0] ? ['ours', 'reference', 'ours-quiet'] : ['ours', 'reference'], 'wrk'))
+  for (const size of SIZES) out.push(await flowAt(size, size === SIZES[0] ? ['ours', 'reference', 'ours-quiet', 'ours-os'] : ['ours', 'reference'], 'wrk'))
   return out
 }
 
@@ -578,6 +579,7 @@ function table(r) {
   }
   for (const f of flow) {
     if (f['ours-quiet']) lines.push(`| same, ${k(f.size)} stored, --quiet (no request log) | ${flows(f['ours-quiet'])} | | ${f['ours-quiet'].ratio}× | | |`)
+    if (f['ours-os']) lines.push(`| same, ${k(f.size)} stored, --durability os (request log on) | ${flows(f['ours-os'])} | | ${f['ours-os'].ratio}× | ≥ 0.8× | ${verdict(f['ours-os'].ratio >= 0.8)} |`)
   }
   if (r.nodeFlow) {
     const f = r.nodeFlow
