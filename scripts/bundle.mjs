@@ -1,7 +1,7 @@
 // Bundles the CLI into one ES module: oclif, every command (as `COMMANDS`, oclif's explicit command strategy)
 // and the entry bin/run.js calls. A command then loads one file instead of a few hundred; what only some
 // commands need (the server, prompts, opening a browser) stays in chunks loaded on first use.
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { build } from 'esbuild'
 
@@ -31,10 +31,12 @@ writeFileSync(
   ].join('\n'),
 )
 
-rmSync(out, { recursive: true, force: true })
+// Built beside the old bundle and swapped in, so a `pay` started meanwhile finds one whole bundle or the other.
+const next = `${out}.next-${process.pid}`
+rmSync(next, { recursive: true, force: true })
 await build({
   entryPoints: { cli: entry, 'not-found': join(compiled, 'src', 'cli', 'not-found.js') },
-  outdir: out,
+  outdir: next,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -59,4 +61,12 @@ await build({
   },
 })
 rmSync(entry)
+const old = `${out}.old-${process.pid}`
+try {
+  renameSync(out, old)
+} catch {
+  // no bundle yet
+}
+renameSync(next, out)
+rmSync(old, { recursive: true, force: true })
 console.log(`bundle: ${commands.length} commands in ${relative(root, out)}`)
