@@ -138,7 +138,9 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     const { startServer } = await import('../../src/server/start.js')
     // With --json, stdout carries only the start record; request lines go to stderr. Lines carry request
     // paths, callback URLs and receivers' errors: credentials are masked and control characters written out.
-    const out = (text: string) => (this.jsonEnabled() ? process.stderr : process.stdout).write(`${forTerminal(text)}\n`)
+    const { batchedLines } = await import('../../src/cli/batched-lines.js')
+    const lines = batchedLines(this.jsonEnabled() ? process.stderr : process.stdout)
+    const out = (text: string) => lines(forTerminal(text))
     installLastResort()
     let running
     // Set once the signal path exists below; POST /_sandbox/shutdown runs the same path.
