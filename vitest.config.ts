@@ -6,8 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Most test time is waiting (child processes, receivers, timers): four files at once keep two cores busy.
-    maxWorkers: 4,
+    // Most test time is waiting (child processes, receivers, timers): three files at once keep two cores busy.
+    maxWorkers: 3,
     reporters: ['default'],
   },
 })

@@ -69,14 +69,13 @@ describe('failures go to stderr; with --json, stdout holds exactly one JSON docu
     await writeFile(join(dir, 'failing.json'), JSON.stringify(failingScenario))
     const port = new URL(sb.url).port
     const filled = args.map((a) => a.replace('@url', sb.url).replace('@port', port).replace('@dir', dir))
-    const r = await pay([...id.split(':'), ...filled, '--json'])
+    // Without --json the failure is on stderr too, and stdout says nothing of it (both runs at once: each fails alike).
+    const [r, human] = await Promise.all([pay([...id.split(':'), ...filled, '--json']), pay([...id.split(':'), ...filled])])
     expect(r.code, r.stderr).toBe(exit)
     const document = JSON.parse(r.stdout) as Record<string, unknown>
     expect(typeof document).toBe('object')
     expect(r.stderr).toMatch(/^Error: \S/)
 
-    // Without --json the failure is on stderr too, and stdout says nothing of it.
-    const human = await pay([...id.split(':'), ...filled])
     expect(human.code).toBe(exit)
     expect(human.stderr).toMatch(/^Error: \S/)
     expect(human.stdout).not.toMatch(/Error|Invalid track ID|Callback URL is missing/)

@@ -27,19 +27,17 @@ describe('every trackId argument also takes the checkout URL', () => {
       return JSON.parse(r.stdout) as Record<string, unknown>
     }
     expect(await run(['payment', 'simulate', urls[0]!, '--outcome', 'unfinalized'])).toMatchObject({ trackId, status: 'unfinalized' })
-    for (const url of urls) {
-      expect(await run(['payment', 'verify', url])).toEqual({ result: 203, amount: 5 })
-      expect(((await run(['payment', 'show', url])).payment as { trackId: string }).trackId).toBe(trackId)
-      expect(await run(['payment', 'wait', url, '--status', 'unfinalized'])).toMatchObject({ trackId })
-    }
-    for (const url of [urls[1]!, urls[4]!]) expect(await run(['open', url])).toEqual({ url: `${sb.url}/pay/${trackId}`, opened: false })
+    // Reads, so each command runs for every form at once.
+    for (const answer of await Promise.all(urls.map((url) => run(['payment', 'verify', url])))) expect(answer).toEqual({ result: 203, amount: 5 })
+    for (const shown of await Promise.all(urls.map((url) => run(['payment', 'show', url])))) expect((shown.payment as { trackId: string }).trackId).toBe(trackId)
+    for (const waited of await Promise.all(urls.map((url) => run(['payment', 'wait', url, '--status', 'unfinalized'])))) expect(waited).toMatchObject({ trackId })
+    for (const opened of await Promise.all([urls[1]!, urls[4]!].map((url) => run(['open', url])))) expect(opened).toEqual({ url: `${sb.url}/pay/${trackId}`, opened: false })
     const deliveries = await eventually(async () => {
       const list = await sb.client.listDeliveries({ trackId })
       return list[0]?.state === 'failed' ? list : undefined
     })
-    for (const url of urls) {
-      const listed = (await run(['callback', 'list', '--track-id', url])).deliveries as Array<{ id: string }>
-      expect(listed.map((d) => d.id)).toEqual(deliveries.map((d) => d.id))
+    for (const listed of await Promise.all(urls.map((url) => run(['callback', 'list', '--track-id', url])))) {
+      expect((listed.deliveries as Array<{ id: string }>).map((d) => d.id)).toEqual(deliveries.map((d) => d.id))
     }
     const replay = await pay(['callback', 'replay', urls[2]!, '--url', sb.url, '--json'])
     expect(replay.code).toBe(8)
@@ -53,8 +51,8 @@ describe('every trackId argument also takes the checkout URL', () => {
     ['a path below a checkout page', 'http://127.0.0.1:8787/pay/abc/status'],
     ['broken percent-encoding', 'http://127.0.0.1:8787/pay/%E0%A4%A'],
   ])('%s is a usage error naming the argument', async (_what, url) => {
-    for (const args of [['payment', 'show', url], ['payment', 'simulate', url, '--outcome', 'paid'], ['callback', 'list', '--track-id', url]]) {
-      const r = await pay([...args, '--url', 'http://127.0.0.1:9', '--json'])
+    const commands = [['payment', 'show', url], ['payment', 'simulate', url, '--outcome', 'paid'], ['callback', 'list', '--track-id', url]]
+    for (const r of await Promise.all(commands.map((args) => pay([...args, '--url', 'http://127.0.0.1:9', '--json'])))) {
       expect(r.code, r.stderr).toBe(2)
       const error = (JSON.parse(r.stdout) as { error: { code: string; message: string } }).error
       expect(error.code).toBe('usage')
