@@ -1,4 +1,4 @@
-import type { Durability } from '../../src/store/journal.js'
+import { DURABILITIES, type Durability } from '../../src/store/journal.js'
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'
@@ -62,7 +62,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
       description:
         'when a change is acknowledged: disk (after fdatasync: survives a power loss) or os (once the OS has the write, synced within 1 s: survives the process being killed, not a power loss; faster)',
       env: 'PAY_SANDBOX_DURABILITY',
-      options: ['disk', 'os'],
+      options: [...DURABILITIES],
       default: 'disk',
     }),
     'callback-concurrency': Flags.integer({

@@ -1,4 +1,5 @@
 import { SandboxError } from '../domain/outcomes.js'
+import { brief } from '../domain/brief.js'
 import type { Store } from '../store/store.js'
 import type { ClockMove, ClockView, SandboxClock } from './sandbox-clock.js'
 
@@ -31,7 +32,7 @@ export class ClockService {
   /** To `time` (ISO 8601); 400 naming it when it is before the sandbox's time. */
   set(time: string): Promise<ClockChange> {
     const ms = Date.parse(time)
-    if (!Number.isFinite(ms)) throw new SandboxError('invalidField', `time must be an ISO 8601 date and time, e.g. 2030-01-31T12:00:00Z (got ${JSON.stringify(time)})`)
+    if (!Number.isFinite(ms)) throw new SandboxError('invalidField', `time must be an ISO 8601 date and time, e.g. 2030-01-31T12:00:00Z (got ${brief(time)})`)
     return this.move(() => {
       try {
         return this.clock.setTo(ms)

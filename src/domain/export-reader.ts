@@ -1,4 +1,5 @@
-import { pathPart, show } from './export-schema.js'
+import { brief } from './brief.js'
+import { pathPart } from './export-schema.js'
 import { type ExportCheck, ExportChecker, IMPORT_MAX_RECORDS, LIST_NAMES, type ListName } from './transfer.js'
 
 /** Most bytes an import takes: an export of the most records an import takes, with room to spare. */
@@ -135,7 +136,7 @@ export class ExportReader {
         return this.broken(`expected a field name at byte ${this.offset(i)}`, i)
       case 'colon':
         if (c === COLON) return this.go('value', i)
-        return this.broken(`expected ":" after ${show(this.key)} at byte ${this.offset(i)}`, i)
+        return this.broken(`expected ":" after ${brief(this.key)} at byte ${this.offset(i)}`, i)
       case 'value':
         if (this.list === undefined) return this.begin('field', c, i)
         if (c !== OPEN_BRACKET) {
@@ -148,7 +149,7 @@ export class ExportReader {
       case 'after-value':
         if (c === COMMA) return this.go('key', i)
         if (c === CLOSE_BRACE) return this.go('end', i)
-        return this.broken(`expected "," or "}" after ${show(this.key)} at byte ${this.offset(i)}`, i)
+        return this.broken(`expected "," or "}" after ${brief(this.key)} at byte ${this.offset(i)}`, i)
       case 'element-or-end':
         if (c === CLOSE_BRACKET) return this.go('after-value', i)
       // falls through: an element
@@ -312,7 +313,7 @@ export class ExportReader {
     if (capture === 'key') {
       const key = value as string
       this.key = key
-      if (this.seen.has(key)) return this.checker.refuse(`${show(key)} appears twice in the file`)
+      if (this.seen.has(key)) return this.checker.refuse(`${brief(key)} appears twice in the file`)
       this.seen.add(key)
       this.list = (LIST_NAMES as string[]).includes(key) ? (key as ListName) : undefined
       this.at = 'colon'

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Format, type ValidateFunction } from 'ajv'
 import { CALLBACK_EVENT, deliveryStates, EXCERPT_BYTES, MAX_RETRIES, notifiedStatuses, type Notification, REPLAY_URL_MAX } from './callback.js'
 import { isDeliveryId, isRefNumber, isTrackId } from './ids.js'
+import { brief } from './brief.js'
 import { MAX_DURATION_MS } from './duration.js'
 import { MAX_COPIES } from './fault.js'
 import { isMerchantKey, isStoredMerchantName, MERCHANT_KEY_RULE, MERCHANT_NAME_MAX } from './merchant.js'
@@ -261,21 +262,21 @@ export function describeError(at: string, e: ErrorObject): string {
   const p = e.params as Record<string, unknown>
   if (e.propertyName !== undefined) {
     const rule = e.keyword === 'maxLength' ? `at most ${String(p.limit)} characters long` : says(e)
-    return `${path} has a name ${show(e.propertyName)} that is not ${rule}`
+    return `${path} has a name ${brief(e.propertyName)} that is not ${rule}`
   }
   switch (e.keyword) {
     case 'required':
       return `${path}${path ? '.' : ''}${String(p.missingProperty)} is missing`
     case 'additionalProperties':
-      return `${path || 'the file'} has an unknown field ${show(p.additionalProperty)}`
+      return `${path || 'the file'} has an unknown field ${brief(p.additionalProperty)}`
     case 'type':
-      return `${path} must be ${typeWords[String(p.type)] ?? String(p.type)} (got ${show(e.data)})`
+      return `${path} must be ${typeWords[String(p.type)] ?? String(p.type)} (got ${brief(e.data)})`
     case 'const':
-      return `${path} must be ${JSON.stringify(p.allowedValue)} (got ${show(e.data)})`
+      return `${path} must be ${JSON.stringify(p.allowedValue)} (got ${brief(e.data)})`
     case 'enum':
-      return `${path} must be one of ${(p.allowedValues as unknown[]).join(', ')} (got ${show(e.data)})`
+      return `${path} must be one of ${(p.allowedValues as unknown[]).join(', ')} (got ${brief(e.data)})`
     case 'format':
-      return `${path} must be ${says(e)} (got ${show(e.data)})`
+      return `${path} must be ${says(e)} (got ${brief(e.data)})`
     case 'maxLength':
       return `${path} must be at most ${String(p.limit)} characters (got ${charLength(String(e.data))})`
     case 'minLength':
@@ -288,7 +289,7 @@ export function describeError(at: string, e: ErrorObject): string {
       return `${path} must have at most ${String(p.limit)} fields`
     case 'minimum':
     case 'maximum':
-      return `${path} must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p.limit)} (got ${show(e.data)})`
+      return `${path} must be ${e.keyword === 'minimum' ? 'at least' : 'at most'} ${String(p.limit)} (got ${brief(e.data)})`
     default:
       return `${path} ${e.message ?? 'is not valid'}`
   }
@@ -329,18 +330,9 @@ function fieldPath(pointer: string): string {
 /** One step of a path in a message: `[3]` for an index, `.name` for a field, `["odd name"]` when it needs quoting. */
 export function pathPart(step: string | number): string {
   if (typeof step === 'number') return `[${step}]`
-  return /^[A-Za-z_$][\w$-]*$/.test(step) ? `.${step}` : `[${show(step)}]`
+  return /^[A-Za-z_$][\w$-]*$/.test(step) ? `.${step}` : `[${brief(step)}]`
 }
 
-/** A value as a message shows it: short, quoted, escaped (no control character reaches a terminal). */
-export function show(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (Array.isArray(value)) return 'an array'
-  if (value === null) return 'null'
-  if (typeof value === 'object') return 'an object'
-  const text = JSON.stringify(value)
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text
-}
 
 /** Names of the records as API documents call them. */
 const DOCUMENTED_NAMES = {

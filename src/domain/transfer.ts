@@ -1,4 +1,5 @@
-import { EXPORT_FORMAT, EXPORT_VERSION, describeError, exportValidator, isEchoError, type ListName, show } from './export-schema.js'
+import { EXPORT_FORMAT, EXPORT_VERSION, describeError, exportValidator, isEchoError, type ListName } from './export-schema.js'
+import { brief } from './brief.js'
 import { copiesOf } from './fault.js'
 import { canMove } from './payment.js'
 import type { Delivery, Merchant, Payment } from './types.js'
@@ -67,9 +68,9 @@ export class ExportChecker {
   field(name: string, value: unknown): void {
     this.envelope[name] = value
     if (name === 'format' && value !== EXPORT_FORMAT) {
-      this.refuse(`format must be "${EXPORT_FORMAT}" (got ${show(value)}); is this a file from pay sandbox export?`)
+      this.refuse(`format must be "${EXPORT_FORMAT}" (got ${brief(value)}); is this a file from pay sandbox export?`)
     } else if (name === 'version' && value !== EXPORT_VERSION) {
-      this.refuse(`version must be ${EXPORT_VERSION} (got ${show(value)}); this sandbox reads version ${EXPORT_VERSION}`)
+      this.refuse(`version must be ${EXPORT_VERSION} (got ${brief(value)}); this sandbox reads version ${EXPORT_VERSION}`)
     }
   }
 
@@ -120,12 +121,12 @@ export class ExportChecker {
   private dangling(list: ListName, field: string, values: string[], known: Set<string>, among: ListName): void {
     if (this.refused.has(among)) return
     values.forEach((value, i) => {
-      if (!known.has(value)) this.say(`${list}[${i}].${field} ${show(value)} is not one of the file's ${among}`)
+      if (!known.has(value)) this.say(`${list}[${i}].${field} ${brief(value)} is not one of the file's ${among}`)
     })
   }
 
   private unique(seen: Set<string>, at: string, field: string, value: string): void {
-    if (seen.has(value)) this.say(`${at}.${field} ${show(value)} appears twice`)
+    if (seen.has(value)) this.say(`${at}.${field} ${brief(value)} appears twice`)
     seen.add(value)
   }
 
@@ -144,7 +145,7 @@ export class ExportChecker {
     this.paymentMerchant[index] = p.merchant
     // The history must be one the payment could have lived: created pending, then only allowed moves.
     const first = p.history[0]!
-    if (first.status !== 'pending') this.say(`${at}.history[0].status must be pending: every payment starts pending (got ${show(first.status)})`)
+    if (first.status !== 'pending') this.say(`${at}.history[0].status must be pending: every payment starts pending (got ${brief(first.status)})`)
     for (let j = 1; j < p.history.length; j++) {
       const from = p.history[j - 1]!.status
       const to = p.history[j]!.status
@@ -167,7 +168,7 @@ export class ExportChecker {
     this.unique(this.deliveryIds, at, 'id', d.id)
     this.deliveryTrackId[index] = d.trackId
     if (d.replayOf !== undefined) this.deliveryReplayOf[index] = d.replayOf
-    if (d.body.trackId !== d.trackId) this.say(`${at}.body.trackId ${show(d.body.trackId)} is not the delivery's trackId ${show(d.trackId)}`)
+    if (d.body.trackId !== d.trackId) this.say(`${at}.body.trackId ${brief(d.body.trackId)} is not the delivery's trackId ${brief(d.trackId)}`)
     d.attempts.forEach((a, j) => {
       if (a.attempt !== j + 1) this.say(`${at}.attempts[${j}].attempt must be ${j + 1} (got ${a.attempt})`)
     })

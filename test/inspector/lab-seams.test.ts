@@ -33,8 +33,8 @@ test('the payment page shows its verify calls when the sandbox keeps them, newes
   const text = page({
     count: 3,
     entries: [
-      { at: '2026-01-01T00:00:02.000Z', result: 203, status: 'unfinalized', key: 'sandbox', owner: true, amount: 25 },
-      { at: '2026-01-01T00:00:03.000Z', result: 104, keyHint: HOSTILE.slice(0, 12) },
+      { trackId: payment.trackId, at: '2026-01-01T00:00:02.000Z', result: 203, status: 'unfinalized', key: 'sandbox', owner: true, amount: 25 },
+      { trackId: payment.trackId, at: '2026-01-01T00:00:03.000Z', result: 104, keyHint: HOSTILE.slice(0, 12), owner: false, status: 'unfinalized' },
     ],
   })
   expect(text).toContain('Verify calls')
@@ -51,8 +51,8 @@ test('the audit page shows the verdict and each payment\'s findings, escaped', (
     audit: {
       verdict: 'fail',
       at: '2026-01-01T00:00:05.000Z',
-      totals: { payments: 2, passed: 1, fail: 1, warn: 0, waiting: 1 },
-      payments: [{ trackId: payment.trackId, verdict: 'fail', findings: [{ check: 'unverified-notification', level: 'fail', reason: HOSTILE }] }],
+      totals: { payments: 2, passed: 1, fail: 1, warn: 0, info: 0, waiting: 1 },
+      payments: [{ trackId: payment.trackId, merchant: payment.merchant, status: payment.status, verdict: 'fail', findings: [{ check: 'unverified-notification', level: 'fail', reason: HOSTILE }] }],
     },
     links,
   })

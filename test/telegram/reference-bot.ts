@@ -1,18 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { expect, onTestFinished } from 'vitest'
-import { ROOT, tempDir } from '../helpers.js'
+import { freePort, ROOT, tempDir } from '../helpers.js'
 
 const REFERENCE_BOT = join(ROOT, 'examples', 'telegram-bot', 'dist', 'bot.js')
 
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const port = (server.address() as { port: number }).port
-  await new Promise<void>((r) => server.close(() => r()))
-  return port
-}
 
 /** The reference bot as a user runs it: its own process, configured by environment only. */
 export async function runReferenceBot(sandboxUrl: string, token: string, extra: Record<string, string> = {}): Promise<{ child: ChildProcess; output: () => string; ordersFile: string }> {
