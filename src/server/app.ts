@@ -6,7 +6,7 @@ import { consoleLine, describeRequest, type RequestLog } from '../inspector/requ
 import type { SandboxService } from '../service/sandbox.js'
 import { installJsonBody } from './body.js'
 import { closeQuietConnections } from './connections.js'
-import { frameworkError, installErrorHandling } from './errors.js'
+import { clientError, frameworkError, installErrorHandling } from './errors.js'
 import { installGuard } from './guard.js'
 import { installOpenapi } from '../openapi/install.js'
 import type { ClockView } from '../clock/sandbox-clock.js'
@@ -61,20 +61,31 @@ type Validate = ((data: unknown) => unknown) & { errors?: unknown }
  * Fastify's own validators (Ajv, as by default), built for each route on its first request rather than all at
  * start: compiling every route's schema, and loading Ajv, was a sixth of the server's start-up.
  */
-function lazyValidators(...pool: Parameters<BuildCompilerFromPool>): (routeSchema: unknown) => Validate {
-  let compiler: ((routeSchema: unknown) => Validate) | undefined
+function lazyValidators(...pool: Parameters<BuildCompilerFromPool>): (routeSchema: { httpPart?: string }) => Validate {
+  const compilers = new Map<boolean, (routeSchema: unknown) => Validate>()
+  const compilerFor = (body: boolean) => {
+    let compiler = compilers.get(body)
+    if (!compiler) {
+      const factory = createRequire(import.meta.url)('@fastify/ajv-compiler') as () => BuildCompilerFromPool
+      const [external, options] = pool as unknown as [unknown, { customOptions?: object } | undefined]
+      const customOptions = {
+        ...options?.customOptions,
+        // Our schemas are checked against the meta-schema by the API document's test; compiling the meta-schema
+        // here cost the first request ~50 ms.
+        validateSchema: false,
+        // A JSON body is taken as sent: `"3"` is not 3, and an unknown field is refused rather than dropped, so a
+        // client's mistake gets an answer. Query strings and path parameters are text, read as their types.
+        ...(body ? { coerceTypes: false, removeAdditional: false } : {}),
+      }
+      compiler = (factory() as unknown as (...args: unknown[]) => (routeSchema: unknown) => Validate)(external, { ...options, customOptions })
+      compilers.set(body, compiler)
+    }
+    return compiler
+  }
   return (routeSchema) => {
     let compiled: Validate | undefined
     const validate: Validate = (data) => {
-      if (!compiled) {
-        const factory = createRequire(import.meta.url)('@fastify/ajv-compiler') as () => BuildCompilerFromPool
-        // Our schemas are checked against the meta-schema by the API document's test; compiling the meta-schema
-        // here cost the first request ~50 ms.
-        const [external, options] = pool as unknown as [unknown, { customOptions?: object } | undefined]
-        const lean = { ...options, customOptions: { ...options?.customOptions, validateSchema: false } }
-        compiler ??= (factory() as unknown as (...args: unknown[]) => (routeSchema: unknown) => Validate)(external, lean)
-        compiled = compiler(routeSchema)
-      }
+      if (!compiled) compiled = compilerFor(routeSchema.httpPart === 'body')(routeSchema)
       const result = compiled(data)
       // Fastify reads a failed validation's errors from the function it was given.
       validate.errors = compiled.errors
@@ -107,6 +118,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     onProtoPoisoning: 'remove',
     onConstructorPoisoning: 'remove',
     frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
     // Fastify only calls a validator and reads its `errors`; the type asks for all of an Ajv function.
     schemaController: { compilersFactory: { buildValidator: lazyValidators as unknown as BuildCompilerFromPool, buildSerializer: plainSerializers } },
   })

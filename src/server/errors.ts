@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isSpecApiPath, RequestError, type RequestErrorBody, SandboxError, specApiErrorBody } from '../domain/outcomes.js'
 
@@ -31,6 +33,28 @@ export function sendRequestError(request: FastifyRequest, reply: FastifyReply, b
 /** Fastify's `frameworkErrors`: a URL it cannot decode (`/api/v1/request%zz`) or a parameter too long, before routing. */
 export function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   void sendRequestError(request, reply, { ...RequestError.badRequest, statusCode: error.statusCode ?? 400, message: error.message })
+}
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node refuses before Fastify sees it (headers or URL over 16 KB, a
+ * malformed request, one that did not arrive in time) gets the error shape, and `Connection: close`: the socket is
+ * closed after it, and a keep-alive client must not send its next request on it.
+ */
+export function clientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'the request did not arrive in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'the request line and headers are larger than 16 KB']
+        : [400, 'not a valid HTTP request']
+  const body = JSON.stringify({ ...RequestError.badRequest, statusCode: status, message })
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
 }
 
 /**
