@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { readBoundedBody } from '../server/bounded-body.js'
 import { type SendResult, sendCallback } from './send.js'
 
 /** Largest request body taken; a larger one is answered 413 and not kept. */
@@ -93,7 +94,9 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const receivedAt = new Date().toISOString()
-    const { body, tooLarge } = await readBody(req)
+    const read = await readBody(req)
+    if (read === undefined) return
+    const { body, tooLarge } = read
     const received: Omit<ReceivedRequest, 'answered'> = {
       receivedAt,
       method: req.method ?? '',
@@ -162,32 +165,15 @@ function answer(res: ServerResponse, status: number, text: string, close = false
   res.end(text)
 }
 
-/** The body up to the limit; past it, the rest is read and dropped so the 413 can be sent on the same socket. */
-function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean }> {
+/**
+ * The body up to the limit; past it, the rest is read and dropped (up to a bound) so the client reads the 413.
+ * Undefined when the client went away mid-body: there is no one to answer, nor a request to show or forward.
+ */
+function readBody(req: IncomingMessage): Promise<{ body: Buffer; tooLarge: boolean } | undefined> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let tooLarge = Number(req.headers['content-length']) > LISTENER_BODY_LIMIT
-    const done = () => resolve({ body: tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks), tooLarge })
-    if (tooLarge) {
-      req.resume()
-      done()
-      return
-    }
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > LISTENER_BODY_LIMIT) {
-        tooLarge = true
-        chunks.length = 0
-        req.pause()
-        done()
-        return
-      }
-      if (!tooLarge) chunks.push(chunk)
-    })
-    req.on('end', done)
-    req.on('error', done)
-    req.on('close', done)
+    readBoundedBody(req, req.headers['content-length'], LISTENER_BODY_LIMIT, (read) =>
+      resolve(read.kind === 'cut' ? undefined : read.kind === 'body' ? { body: read.bytes, tooLarge: false } : { body: Buffer.alloc(0), tooLarge: true }),
+    )
   })
 }
 

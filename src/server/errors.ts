@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isSpecApiPath, RequestError, type RequestErrorBody, SandboxError, specApiErrorBody } from '../domain/outcomes.js'
+import { bodyCut } from './body.js'
 
 const byFastifyCode: Record<string, (e: FastifyError, request: FastifyRequest) => RequestErrorBody> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => ({
@@ -57,6 +58,13 @@ export function clientError(error: NodeJS.ErrnoException, socket: Socket): void 
   socket.destroy()
 }
 
+const CONNECTION_GONE = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'])
+
+/** The client left before its request was whole (Node's `aborted`), or the error is its connection's end. */
+function clientWentAway(error: FastifyError, request: FastifyRequest): boolean {
+  return request.raw.aborted || (request.raw.socket?.destroyed === true && CONNECTION_GONE.has(error.code))
+}
+
 /**
  * Turns every error into a JSON answer: a SandboxError or a client mistake into its 4xx body; anything
  * unexpected into a 500 without internals (the console gets the details).
@@ -74,6 +82,9 @@ export function installErrorHandling(app: FastifyInstance, logError: (error: unk
       body = { ...RequestError.invalidJson, message: `request body is not valid JSON: ${error.message}` }
     } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
       body = { ...RequestError.badRequest, statusCode: error.statusCode, message: error.message }
+    } else if (clientWentAway(error, request)) {
+      // An upload cut short: no one reads this answer, and it is no bug of the sandbox's.
+      body = bodyCut().toBody()
     } else {
       logError(error)
       body = { ...RequestError.internalError, message: 'unexpected error; the sandbox console has details' }

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { ExportReader, IMPORT_MAX_BYTES } from '../domain/export-reader.js'
 import { SandboxError } from '../domain/outcomes.js'
 import { importRefusal } from '../service/transfer.js'
+import { bodyCut } from './body.js'
 
 /**
  * Body parser of `POST /_sandbox/import`. The file is read and checked as it arrives (ExportReader), so no
@@ -40,12 +41,13 @@ export function readImportBody(
     if (check.ok) settle(null, check.image)
     else settle(importRefusal(check))
   }
-  const onError = (error: Error) => settle(error)
+  // A client gone mid-body (Node's `aborted` error, then `close`): there is no one to answer, but the request
+  // must end, and quietly: it is no bug of the sandbox's.
+  const onError = () => settle(bodyCut())
   payload.on('data', onData)
   payload.on('end', onEnd)
   payload.on('error', onError)
-  // A client gone mid-body: there is no one to answer, but the request must end.
-  payload.once('close', () => settle(new SandboxError('invalidBody', 'the import body was cut short')))
+  payload.once('close', onError)
 }
 
 function tooLarge(): SandboxError {

@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SandboxError } from '../domain/outcomes.js'
+import { readRouteBody } from '../server/body.js'
 import { type BotApiAnswer, BotApiError, notFound } from './errors.js'
 import { Params, type UploadedFile } from './params.js'
 import { MAX_PHOTO_BYTES, type TelegramService } from './service.js'
@@ -11,6 +12,8 @@ export const BOT_API_PREFIX = '/telegram'
 const FORM_BODY_LIMIT = 1024 * 1024
 const MULTIPART_LIMITS = { fileSize: MAX_PHOTO_BYTES, files: 10, fields: 100, fieldSize: 1024 * 1024, parts: 110 }
 
+const tooLarge = (): BotApiError => new BotApiError(413, 'Request Entity Too Large')
+
 function send(reply: FastifyReply, answer: BotApiAnswer): FastifyReply {
   const status = answer.ok ? 200 : answer.error_code
   return reply.code(status).header('cache-control', 'no-store').type('application/json').send(answer)
@@ -19,13 +22,15 @@ function send(reply: FastifyReply, answer: BotApiAnswer): FastifyReply {
 /** Any failure as Telegram shapes it. */
 function toAnswer(error: unknown): BotApiAnswer {
   if (error instanceof BotApiError) return error.toAnswer()
-  if (error instanceof SandboxError && error.kind === 'storageUnavailable') {
-    return { ok: false, error_code: 503, description: `Service Unavailable: ${error.message}` }
+  if (error instanceof SandboxError) {
+    const { statusCode } = error.toBody()
+    if (error.kind === 'storageUnavailable') return { ok: false, error_code: 503, description: `Service Unavailable: ${error.message}` }
+    if (statusCode === 413) return tooLarge().toAnswer()
+    if (error.kind === 'invalidJson') return { ok: false, error_code: 400, description: "Bad Request: can't parse JSON object" }
+    if (statusCode < 500) return { ok: false, error_code: 400, description: `Bad Request: ${error.message}` }
   }
   const e = error as FastifyError
-  if (e.code === 'FST_REQ_FILE_TOO_LARGE' || e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) {
-    return { ok: false, error_code: 413, description: 'Request Entity Too Large' }
-  }
+  if (e.code === 'FST_REQ_FILE_TOO_LARGE' || e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return tooLarge().toAnswer()
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return { ok: false, error_code: 400, description: 'Bad Request: unsupported Content-Type; send JSON, a form or multipart/form-data' }
   }
@@ -67,8 +72,8 @@ async function readParams(request: FastifyRequest): Promise<Params> {
  */
 export function botApiRoutes(service: TelegramService) {
   return async function (app: FastifyInstance): Promise<void> {
-    app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+    app.addContentTypeParser('application/x-www-form-urlencoded', (request, payload, done) => {
+      readRouteBody(request, payload, (error, bytes) => done(error, error ? undefined : Object.fromEntries(new URLSearchParams(bytes!.toString('utf8')))), tooLarge)
     })
     await app.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: true })
     app.setErrorHandler((error, request, reply) => {

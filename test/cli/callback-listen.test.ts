@@ -158,12 +158,19 @@ test('hostile headers and bodies are printed inert; --json lines parse and keep 
   expect(record!.path).toBe('/cb/%1b[2J')
 })
 
-test('a body over 1 MB is answered 413 and not kept', async () => {
+test('a body over 1 MB is answered 413 and not kept; the sender reads the 413, however large its body', async () => {
   const l = await listen(['--json'])
   const res = await fetch(l.callbackUrl, { method: 'POST', body: 'x'.repeat(1024 * 1024 + 1) })
   expect(res.status).toBe(413)
   const [record] = await eventually(() => (requests(l).length > 0 ? requests(l) : undefined))
   expect(record).toMatchObject({ answered: 413, tooLarge: true, body: '' })
+  // The rest of the body is read and dropped before the answer, so a client that sends it all first gets it.
+  for (const body of ['x'.repeat(5 * 1024 * 1024), new Blob(['x'.repeat(5 * 1024 * 1024)]).stream()]) {
+    const big = await fetch(l.callbackUrl, { method: 'POST', body, duplex: 'half' } as RequestInit)
+    expect(big.status).toBe(413)
+    expect(big.headers.get('connection')).toBe('close')
+    expect(await big.text()).toBe('request body is larger than 1 MB\n')
+  }
   const ok = await fetch(l.callbackUrl, { method: 'POST', body: 'x'.repeat(1024 * 1024) })
   expect(ok.status).toBe(200)
 })
