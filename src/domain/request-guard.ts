@@ -11,6 +11,10 @@ import type { RequestErrorKind } from './outcomes.js'
  * state-changing request must say `application/json`: a browser then preflights it, and the sandbox never
  * grants a preflight.
  *
+ * A change is refused too when the browser marks it as sent by another site (Sec-Fetch-Site), or when its Origin
+ * is not the origin it was sent to (same host, same port as the Host): a browser without Sec-Fetch-Site still
+ * sends Origin on every POST, and an IP-literal or localhost Origin is another page all the same.
+ *
  * The Bot API emulator (`/telegram/`) takes forms and multipart bodies as Telegram does, so it is exempt from the
  * JSON rule. Any well-formed token works there, so a page could otherwise make a bot of its own and post into
  * the chat page. Browsers mark every request a page sends to another site with Origin or Sec-Fetch-Site
@@ -132,6 +136,12 @@ export function judgeRequest(input: GuardInput, allowed: AllowedHosts): Refusal 
       message: `Sec-Fetch-Site "${site}": a page of another origin may not change the sandbox; use the pay CLI, SandboxClient or the sandbox's own pages`,
     }
   }
+  if (input.origin !== undefined && !isSameOrigin(input.origin, input.host!)) {
+    return {
+      kind: 'crossSiteRequest',
+      message: `Origin "${input.origin}" is not the origin this request was sent to (Host "${input.host}"): a page of another origin may not change the sandbox; use the pay CLI, SandboxClient or the sandbox's own pages`,
+    }
+  }
   if (input.wantsJson && !isJson(input.contentType)) {
     const got = input.contentType === undefined || input.contentType === '' ? 'none' : input.contentType
     return {
@@ -167,6 +177,28 @@ function judgeOrigin(origin: string, allowed: AllowedHosts): Refusal | undefined
   }
   if (host.ip || isNameAllowed(host.name, allowed)) return undefined
   return { kind: 'originNotAllowed', message: `Origin "${origin}" is not allowed; ${howToAllow(host.name)}` }
+}
+
+/**
+ * Whether a page of this Origin sent the request to its own origin: the same host (compared as browsers write
+ * it: lower case, IPv6 compressed) and port, a Host without a port standing for the Origin scheme's default.
+ * `localhost` and `127.0.0.1` are different origins, as are two ports of one host.
+ */
+export function isSameOrigin(origin: string, host: string): boolean {
+  const page = parseUrl(origin)
+  const target = parseUrl(`http://${host}`)
+  if (!page || !target || !/^https?:$/.test(page.protocol)) return false
+  if (page.hostname !== target.hostname) return false
+  const pagePort = page.port === '' ? (page.protocol === 'https:' ? '443' : '80') : page.port
+  return target.port === '' ? page.port === '' || pagePort === '80' : target.port === pagePort
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text)
+  } catch {
+    return undefined
+  }
 }
 
 function isJson(contentType: string | undefined): boolean {

@@ -80,7 +80,56 @@ const originRows: Array<[string, AllowedHosts, string | undefined]> = [
 describe('Origin', () => {
   test.each(originRows)('Origin %j with %j → %s', (origin, allowed, kind) => {
     expect(judgeRequest({ ...base, origin }, allowed)?.kind).toBe(kind)
-    expect(judgeRequest({ ...base, method: 'POST', contentType: 'application/json', origin }, allowed)?.kind).toBe(kind)
+    // A change is refused too; from an allowed page of another origin, as cross-site (the next table).
+    expect(judgeRequest({ ...base, method: 'POST', contentType: 'application/json', origin }, allowed)?.kind).toBe(kind ?? (origin === 'http://127.0.0.1:8787' ? undefined : 'crossSiteRequest'))
+  })
+})
+
+// A page may change the sandbox only when its Origin is the one the request was sent to: same host, same port.
+const sameOriginRows: Array<[string, string, AllowedHosts, string | undefined]> = [
+  ['http://127.0.0.1:8787', '127.0.0.1:8787', [], undefined],
+  ['https://127.0.0.1:8787', '127.0.0.1:8787', [], undefined],
+  ['http://127.0.0.1:3000', '127.0.0.1:8787', [], 'crossSiteRequest'],
+  ['http://127.0.0.1', '127.0.0.1:8787', [], 'crossSiteRequest'],
+  ['http://127.0.0.1:8787', '127.0.0.1', [], 'crossSiteRequest'],
+  ['http://203.0.113.9', '127.0.0.1:8787', [], 'crossSiteRequest'],
+  ['http://203.0.113.9:8787', '127.0.0.1:8787', [], 'crossSiteRequest'],
+  ['http://203.0.113.9', '203.0.113.9', [], undefined],
+  ['http://203.0.113.9', '203.0.113.9:80', [], undefined],
+  ['https://203.0.113.9', '203.0.113.9', [], undefined],
+  ['https://203.0.113.9', '203.0.113.9:443', [], undefined],
+  ['http://203.0.113.9', '203.0.113.9:443', [], 'crossSiteRequest'],
+  ['http://localhost:8787', '127.0.0.1:8787', [], 'crossSiteRequest'],
+  ['http://127.0.0.1:8787', 'localhost:8787', [], 'crossSiteRequest'],
+  ['http://LOCALHOST:8787', 'localhost:8787', [], undefined],
+  ['http://localhost:8787', 'LocalHost:8787', [], undefined],
+  ['http://app.localhost:8787', 'localhost:8787', [], 'crossSiteRequest'],
+  ['http://[::1]:8787', '[::1]:8787', [], undefined],
+  ['http://[0:0::1]:8787', '[::1]:8787', [], undefined],
+  ['http://[::1]:3000', '[::1]:8787', [], 'crossSiteRequest'],
+  ['http://[::1]:8787', '127.0.0.1:8787', [], 'crossSiteRequest'],
+  ['http://[::ffff:127.0.0.1]:8787', '127.0.0.1:8787', [], 'crossSiteRequest'],
+  ['http://sandbox:8787', 'sandbox:8787', ['sandbox'], undefined],
+  ['http://sandbox:8787', '127.0.0.1:8787', ['sandbox'], 'crossSiteRequest'],
+  ['http://anything.example', 'other.example', 'all', 'crossSiteRequest'],
+  ['null', '127.0.0.1:8787', [], 'originNotAllowed'],
+]
+
+describe('Origin of a change: the host and port the request was sent to, nothing else', () => {
+  test.each(sameOriginRows)('Origin %j to Host %j (%j) → %s', (origin, host, allowed, kind) => {
+    const change = { ...base, host, origin, method: 'POST', contentType: 'application/json' }
+    expect(judgeRequest(change, allowed)?.kind).toBe(kind)
+    // The Bot API emulator: every method may change something, GET included.
+    expect(judgeRequest({ ...change, method: 'GET', contentType: undefined, wantsJson: false, getChanges: true }, allowed)?.kind).toBe(kind)
+    // Reading from a page of another allowed origin is not changing (it cannot read the answer: no CORS).
+    if (kind !== 'originNotAllowed') expect(judgeRequest({ ...base, host, origin }, allowed)).toBeUndefined()
+  })
+
+  test('the refusal names both headers', () => {
+    const refusal = judgeRequest({ ...base, method: 'POST', contentType: 'application/json', origin: 'http://203.0.113.9' }, [])
+    expect(refusal?.message).toBe(
+      'Origin "http://203.0.113.9" is not the origin this request was sent to (Host "127.0.0.1:8787"): a page of another origin may not change the sandbox; use the pay CLI, SandboxClient or the sandbox\'s own pages',
+    )
   })
 })
 
