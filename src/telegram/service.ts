@@ -19,7 +19,7 @@ import { isInline, type Markup, parseMarkup } from './markup.js'
 import { allows, botUser, DEFAULT_CHAT_ID, privateChat, readAllowedUpdates, simulatedUser, toMessage, updateType } from './messages.js'
 import { Params, type UploadedFile } from './params.js'
 import type { BotRecord, ChatRecord, FileRecord, MessageRecord, TelegramChange } from './records.js'
-import { defaultUsername, parseToken, tokenShape, USERNAME } from './token.js'
+import { defaultUsername, parseToken, TOKEN_RULE, USERNAME } from './token.js'
 import { postUpdate } from './webhook.js'
 
 export interface TelegramOptions {
@@ -151,12 +151,13 @@ export class TelegramService {
 
   /** The bot behind a token, registered on first use; Telegram's 401 answers otherwise. */
   async authorize(token: string): Promise<BotRecord> {
-    if (!tokenShape(token).ok) throw unauthorized('invalid token specified')
     const parsed = parseToken(token)
-    if (!parsed) throw unauthorized()
+    if (!parsed) throw unauthorized(`invalid token specified; the sandbox takes any token of the form ${TOKEN_RULE}`)
     const known = this.store.telegram.getBot(parsed.id)
     if (known) {
-      if (known.token !== token) throw unauthorized()
+      if (known.token !== token) {
+        throw unauthorized(`bot ${parsed.id} is known to the sandbox by another token (the first one it was used with); use that token, or another bot id`)
+      }
       return known
     }
     return this.registerBot({ token })
@@ -166,7 +167,7 @@ export class TelegramService {
   registerBot(input: { token: string; username?: string; firstName?: string }): Promise<BotRecord> {
     const parsed = parseToken(input.token)
     if (!parsed) {
-      throw new SandboxError('invalidField', 'token must look like Telegram\'s: digits, a colon, and 35 letters, digits, "_" or "-" (e.g. 123456789:AAE…)')
+      throw new SandboxError('invalidField', `token must be ${TOKEN_RULE}`)
     }
     if (input.username !== undefined && !USERNAME.test(input.username)) {
       throw new SandboxError('invalidField', `username must be 5 to 32 letters, digits or "_", start with a letter and end in "bot" (got ${JSON.stringify(input.username)})`)

@@ -39,6 +39,8 @@ async function botWithChat(): Promise<{ token: string; chatId: number }> {
   return { token, chatId: 1000001 }
 }
 
+const invalidToken =
+  'Unauthorized: invalid token specified; the sandbox takes any token of the form <bot id>:<secret>, the bot id a positive whole number (no leading 0) and the secret 1 to 100 letters, digits, "_" or "-" (e.g. 123456:TEST-token)'
 const fail = (status: number, description: string) => ({ status, body: { ok: false, error_code: status, description } })
 
 describe('requests and answers as on api.telegram.org', () => {
@@ -54,19 +56,41 @@ describe('requests and answers as on api.telegram.org', () => {
   test.each([
     ['unknown method', (t: string) => `/telegram/bot${t}/sendTelepathy`, fail(404, 'Not Found')],
     ['no bot in the path', () => '/telegram/getMe', fail(404, 'Not Found')],
-    ['no colon in the token', () => '/telegram/bot123456/getMe', fail(401, 'Unauthorized: invalid token specified')],
-    ['token id starting with 0', () => `/telegram/bot0123:${'a'.repeat(35)}/getMe`, fail(401, 'Unauthorized: invalid token specified')],
-    ['a secret Telegram never issues', () => '/telegram/bot123456:short/getMe', fail(401, 'Unauthorized')],
+    ['no colon in the token', () => '/telegram/bot123456/getMe', fail(401, invalidToken)],
+    ['token id starting with 0', () => `/telegram/bot0123:${'a'.repeat(35)}/getMe`, fail(401, invalidToken)],
+    ['an empty secret', () => '/telegram/bot123456:/getMe', fail(401, invalidToken)],
+    ['a secret over 100 characters', () => `/telegram/bot123456:${'a'.repeat(101)}/getMe`, fail(401, invalidToken)],
+    ['a secret with other characters', () => '/telegram/bot123456:a.b/getMe', fail(401, invalidToken)],
+    ['a bot id past 2^53', () => `/telegram/bot${2 ** 53}:abc/getMe`, fail(401, invalidToken)],
   ])('%s', async (_name, path, expected) => {
     const res = await sb.client.raw({ method: 'POST', path: path(newToken()), body: {} })
     expect({ status: res.status, body: res.json }).toEqual(expected)
   })
 
-  test('a known bot id with another secret is Unauthorized (a revoked token)', async () => {
+  test.each(['700001:TEST-token', '700002:abc', '700003:x', `700004:${'a'.repeat(100)}`, '9007199254740991:A_-9'])(
+    'any <bot id>:<secret> token registers its bot: %s',
+    async (token) => {
+      const me = await api(token, 'getMe')
+      expect(me).toEqual({ status: 200, body: { ok: true, result: expect.objectContaining({ id: Number(token.split(':')[0]), is_bot: true }) } })
+    },
+  )
+
+  test('a known bot id with another secret is Unauthorized (a revoked token), saying why', async () => {
     const token = newToken()
     await api(token, 'getMe')
-    const other = `${token.split(':')[0]}:${'Z'.repeat(35)}`
-    expect(await api(other, 'getMe')).toEqual(fail(401, 'Unauthorized'))
+    const id = token.split(':')[0]
+    expect(await api(`${id}:${'Z'.repeat(35)}`, 'getMe')).toEqual(
+      fail(401, `Unauthorized: bot ${id} is known to the sandbox by another token (the first one it was used with); use that token, or another bot id`),
+    )
+  })
+
+  test('a JSON body that is not UTF-8 is a Bad Request, as any unreadable JSON', async () => {
+    const res = await fetch(`${sb.url}/telegram/bot${newToken()}/getMe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"chat_id":"\xff"}', 'latin1'),
+    })
+    expect({ status: res.status, body: await res.json() }).toEqual(fail(400, "Bad Request: can't parse JSON object"))
   })
 
   test('telegraf without the trailing slash lands on /bot…: told where the API is', async () => {

@@ -123,3 +123,30 @@ describe('grammY', () => {
     expect(await failed).toMatch(/409.*terminated by other getUpdates request/)
   })
 })
+
+describe('test tokens: any <bot id>:<secret> works, and a refusal says what the sandbox expects', () => {
+  test('a grammY bot with 123456:TEST-token gets getMe and answers a message; telegraf with 42:abc too', async () => {
+    const grammy = new Bot('123456:TEST-token', { client: { apiRoot: `${sb.url}/telegram` } })
+    await grammy.init()
+    expect(grammy.botInfo).toMatchObject({ id: 123456, is_bot: true, username: 'sandbox_123456_bot' })
+    grammy.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`))
+    void grammy.start({ drop_pending_updates: true })
+    onTestFinished(() => grammy.stop())
+    await sb.client.chatSend({ bot: '123456', text: 'hi' })
+    await expect.poll(() => texts('123456'), { timeout: 10_000 }).toContain('echo: hi')
+
+    const telegraf = new Telegraf('42:abc', { telegram: { apiRoot: `${sb.url}/telegram/` } })
+    expect(await telegraf.telegram.getMe()).toMatchObject({ id: 42, username: 'sandbox_42_bot' })
+  })
+
+  test('refusals are 401 Unauthorized to grammY and telegraf, with the reason', async () => {
+    await new Bot('777001:first-secret', { client: { apiRoot: `${sb.url}/telegram` } }).init()
+    const grammyError = await new Bot('777001:other-secret', { client: { apiRoot: `${sb.url}/telegram` } }).init().catch((e: unknown) => e)
+    expect(grammyError).toMatchObject({
+      error_code: 401,
+      description: 'Unauthorized: bot 777001 is known to the sandbox by another token (the first one it was used with); use that token, or another bot id',
+    })
+    const telegrafError = await new Telegraf('0777:abc', { telegram: { apiRoot: `${sb.url}/telegram/` } }).telegram.getMe().catch((e: unknown) => e)
+    expect(telegrafError).toMatchObject({ code: 401, description: expect.stringMatching(/^Unauthorized: invalid token specified; the sandbox takes any token of the form <bot id>:<secret>/) })
+  })
+})
