@@ -1,12 +1,20 @@
 import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
-/** The package version, from the nearest package.json above this file (works from src/ and dist/src/). */
-function readVersion(): string {
-  for (const up of ['../package.json', '../../package.json']) {
-    const url = new URL(up, import.meta.url)
-    if (existsSync(url)) return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version
+/**
+ * The package's folder: the nearest one above this file with a package.json (this file is in src/, dist/src/ or,
+ * bundled, dist/bundle/). Undefined only if the file was moved out of any package.
+ */
+function findRoot(): string | undefined {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir
+    if (dirname(dir) === dir) return undefined
   }
-  return '0.0.0'
 }
 
-export const version: string = readVersion()
+export const PACKAGE_ROOT: string | undefined = findRoot()
+
+/** The package version, from its package.json. */
+export const version: string =
+  PACKAGE_ROOT !== undefined ? (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version : '0.0.0'

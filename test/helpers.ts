@@ -48,22 +48,36 @@ export function pay(args: string[], options: { env?: Record<string, string>; cwd
   })
 }
 
-/** Spawns `pay sandbox start` as a process and waits for its JSON start record. Killed when the test finishes. */
-export async function spawnSandbox(
+export interface SandboxProcess {
+  child: ChildProcess
+  url: string
+  dataFile: string
+  /** The sandbox's own pid (under `npx`, not the child's). */
+  pid: number
+  /** What it printed so far, stdout then stderr (one line per request on stderr). */
+  output: () => string
+  /** SIGTERM, as `pay sandbox stop` would; SIGKILL after 10 s. Resolves once the process has exited. */
+  stop: () => Promise<void>
+}
+
+/**
+ * `pay sandbox start --port 0 --json` as a process, once its JSON start record is out: the built CLI
+ * (bin/run.js), or `command` (e.g. `['npx', 'pay']` in a project that installed the package).
+ */
+export async function startSandboxProcess(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
-): Promise<{ child: ChildProcess; url: string; dataFile: string; pid: number; output: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--json', ...args], {
+  options: { cwd?: string; env?: Record<string, string>; command?: string[]; onSpawn?: (child: ChildProcess) => void } = {},
+): Promise<SandboxProcess> {
+  const [command, ...prefix] = options.command ?? [process.execPath, BIN]
+  const child = spawn(command!, [...prefix, 'sandbox', 'start', '--port', '0', '--json', ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, NO_COLOR: '1', CI: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  onTestFinished(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
   let out = ''
   let err = ''
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()))
+  options.onSpawn?.(child)
   const record = await new Promise<{ url: string; dataFile: string; pid: number }>((resolveStart, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString()
@@ -78,7 +92,40 @@ export async function spawnSandbox(
     })
     child.once('exit', (code) => reject(new Error(`sandbox exited with ${code} before starting:\n${err}`)))
   })
-  return { child, ...record, output: () => out + err }
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const gone = exited(child)
+    try {
+      process.kill(record.pid, 'SIGTERM')
+    } catch {
+      child.kill('SIGTERM')
+    }
+    const timer = setTimeout(() => {
+      for (const pid of [record.pid, child.pid]) {
+        try {
+          if (pid !== undefined) process.kill(pid, 'SIGKILL')
+        } catch {
+          // gone already
+        }
+      }
+    }, 10_000)
+    await gone
+    clearTimeout(timer)
+  }
+  return { child, ...record, output: () => out + err, stop }
+}
+
+/** Spawns `pay sandbox start` as a process and waits for its JSON start record. Killed when the test finishes. */
+export async function spawnSandbox(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ child: ChildProcess; url: string; dataFile: string; pid: number; output: () => string }> {
+  const onSpawn = (child: ChildProcess) =>
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    })
+  const { stop: _stop, ...started } = await startSandboxProcess(args, { ...options, onSpawn })
+  return started
 }
 
 /** Resolves when the process exits, with its code. */

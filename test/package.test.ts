@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process'
-import { mkdir, readFile, symlink } from 'node:fs/promises'
+import { cp, mkdir, readFile, readdir, symlink } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
+import { ExitCode } from '../src/cli/exit-codes.js'
 import { ROOT, tempDir } from './helpers.js'
 
 // semver comes with the tree (through @oclif/core and fastify); no types are installed for it.
@@ -68,4 +69,17 @@ test('every installed package admits every Node version package.json supports: n
     expect(entries.length, name).toBeGreaterThan(0)
     for (const [, p] of entries) expect(p.version, name).toBe(version)
   }
+})
+
+test("a package whose pages' scripts were not built refuses to start, naming the file, before it touches the data file", async () => {
+  // The CLI as shipped, without dist/pages.
+  const dir = await tempDir()
+  for (const part of ['bin', 'dist/bundle', 'package.json', 'oclif.manifest.json']) await cp(join(ROOT, part), join(dir, part), { recursive: true })
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
+  const data = join(dir, 'data')
+  const out = await run(process.execPath, [join(dir, 'bin', 'run.js'), 'sandbox', 'start', '--port', '0', '--data', join(data, 'data.json')], dir)
+  expect(out.code, out.stderr).toBe(ExitCode.startFailed)
+  expect(out.stderr).toContain(`the checkout page's script cannot be read (ENOENT): ${join(dir, 'dist', 'pages', 'checkout.js')}; build the package first (npm run build)`)
+  expect(out.stderr).not.toMatch(/\n\s+at /)
+  await expect(readdir(data)).rejects.toMatchObject({ code: 'ENOENT' })
 })

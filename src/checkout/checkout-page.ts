@@ -58,7 +58,7 @@ ${final ? '' : controls(payment)}
 </div>
 <div id="live" class="vh" role="status" aria-live="polite"></div>`
   const inspect = html` <a href="/inspect/payments/${encodeURIComponent(payment.trackId)}">Inspect this payment</a> · <a href="/">Sandbox inspector</a>`
-  return layout({ title: `Pay ${merchantName}`, body, script: true, bannerLinks: inspect, ...(input.clock ? { clock: input.clock } : {}) })
+  return layout({ title: `Pay ${merchantName}`, body, script: 'checkout', bannerLinks: inspect, ...(input.clock ? { clock: input.clock } : {}) })
 }
 
 async function choosePayment(payment: Payment, chosen: SandboxAsset): Promise<SafeHtml> {

@@ -1,29 +1,20 @@
 import { createHash } from 'node:crypto'
 import type { ClockView } from '../clock/sandbox-clock.js'
-import { checkoutScript } from './browser.js'
 import { html, raw, type SafeHtml } from './html.js'
+import { pageScript, type PageScriptName } from './page-scripts.js'
 import { STYLES } from './styles.js'
 
-export const CHECKOUT_SCRIPT = `(${checkoutScript.toString()})()`
-
 const hash = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`
-
-/** A page's script: `true` for the checkout script, or the source of another page's own. */
-export type PageScript = boolean | string
-
-const scriptSource = (script: PageScript | undefined): string | undefined =>
-  script === true ? CHECKOUT_SCRIPT : typeof script === 'string' && script !== '' ? script : undefined
 
 /**
  * The pages allow only their own inline style and script (by hash), requests to this server, and no
  * framing: even if escaping were ever missed, injected markup could not run script.
  */
-export function contentSecurityPolicy(script: PageScript, extraStyles = ''): string {
-  const source = scriptSource(script)
+export function contentSecurityPolicy(script: PageScriptName | undefined, extraStyles = ''): string {
   return [
     "default-src 'none'",
     `style-src ${hash(STYLES + extraStyles)}`,
-    `script-src ${source !== undefined ? hash(source) : "'none'"}`,
+    `script-src ${script !== undefined ? pageScript(script).hash : "'none'"}`,
     "connect-src 'self'",
     "img-src 'self' data:",
     "form-action 'self'",
@@ -33,7 +24,7 @@ export function contentSecurityPolicy(script: PageScript, extraStyles = ''): str
 }
 
 /** Headers every HTML page is sent with. */
-export function pageHeaders(script: PageScript, extraStyles = ''): Record<string, string> {
+export function pageHeaders(script: PageScriptName | undefined, extraStyles = ''): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': contentSecurityPolicy(script, extraStyles),
@@ -47,7 +38,8 @@ export interface LayoutInput {
   title: string
   body: SafeHtml
   wide?: boolean
-  script?: PageScript
+  /** The page's script (`src/<feature>/browser/<name>.ts`); send the page with the same in pageHeaders. */
+  script?: PageScriptName
   /** CSS of this page only, after the shared stylesheet (send the page with the same in pageHeaders). */
   styles?: string
   /** Links after the banner's text (the sandbox's own pages). */
@@ -85,7 +77,7 @@ export function layout(input: LayoutInput): string {
 <main${raw(input.wide ? ' class="wide"' : '')}>
 ${input.body}
 </main>
-${scriptSource(input.script) !== undefined ? html`<script>${raw(scriptSource(input.script)!)}</script>` : ''}
+${input.script !== undefined ? html`<script>${raw(pageScript(input.script).source)}</script>` : ''}
 </body>
 </html>`.value}\n`
 }

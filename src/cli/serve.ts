@@ -127,11 +127,12 @@ export function installLastResort(): void {
   })
 }
 
-/** The start failures a person can act on (data file, port) as exit 7; anything else is rethrown. */
+/** The start failures a person can act on (data file, port, a package not built) as exit 7; anything else is rethrown. */
 export async function startFailure(error: unknown): Promise<never> {
   const { ListenError } = await import('../server/start.js')
   const { DataFileError } = await import('../store/errors.js')
-  if (error instanceof DataFileError || error instanceof ListenError) throw new PayError(error.message, ExitCode.startFailed)
+  const { PageScriptMissingError } = await import('../checkout/page-scripts.js')
+  if (error instanceof DataFileError || error instanceof ListenError || error instanceof PageScriptMissingError) throw new PayError(error.message, ExitCode.startFailed)
   throw error
 }
 

@@ -13,21 +13,20 @@ import { problemPage, type Section, type SiteLinks } from './pages/parts.js'
 import { paymentPage } from './pages/payment.js'
 import { paymentsPage } from './pages/payments.js'
 import { requestsPage } from './pages/requests.js'
-import { INSPECTOR_SCRIPT } from './pages/script.js'
 import { INSPECTOR_STYLES } from './pages/styles.js'
 import { pickPayments } from './payment-query.js'
 import { readFilter } from './request-filter.js'
 import type { RequestLog } from './request-log.js'
 import { routeSchemas as schemas } from './schemas.js'
 
-const HEADERS = pageHeaders(INSPECTOR_SCRIPT, INSPECTOR_STYLES)
 /** Requests shown on a payment's page. */
 const PAYMENT_REQUESTS = 20
 
 /** The inspector's pages: `/`, `/inspect/…`, and `/dashboard` leading to the payments list. */
 export function inspectorPageRoutes(service: SandboxService, requests: RequestLog, site: { url: () => string; links: () => SiteLinks }, lab: LabReaders) {
   return async function (app: FastifyInstance): Promise<void> {
-    const send = (reply: FastifyReply, page: string, status = 200) => reply.code(status).headers(HEADERS).send(page)
+    const headers = pageHeaders('inspector', INSPECTOR_STYLES)
+    const send = (reply: FastifyReply, page: string, status = 200) => reply.code(status).headers(headers).send(page)
     /** A query the page cannot use: a page naming the field, under the same policy. */
     const refuse = (request: FastifyRequest, reply: FastifyReply, section: Section, message: string) => {
       request.outcome = { error: 'invalid_query' }

@@ -54,7 +54,7 @@ export async function installOpenapi(app: FastifyInstance, version: string): Pro
   app.get(
     '/docs',
     { schema: { tags: ['Site'], summary: 'This API as a page', querystring: noQuery, response: replies('GET', { 200: media('the reference page', 'text/html') }) }, config: { page: true } },
-    async (_request, reply) => reply.headers(pageHeaders(false, DOCS_STYLES)).send(docsPage(document())),
+    async (_request, reply) => reply.headers(pageHeaders(undefined, DOCS_STYLES)).send(docsPage(document())),
   )
 }
 

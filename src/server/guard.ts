@@ -31,7 +31,7 @@ export function installGuard(app: FastifyInstance, allowed: AllowedHosts): void 
     const body: RequestErrorBody = { ...RequestError[refusal.kind], message: refusal.message }
     if (request.routeOptions.config.page && (request.method === 'GET' || request.method === 'HEAD')) {
       request.outcome = { error: body.error }
-      reply.code(body.statusCode).headers(pageHeaders(false)).send(refusedPage(refusal.message))
+      reply.code(body.statusCode).headers(pageHeaders(undefined)).send(refusedPage(refusal.message))
     } else {
       sendRequestError(request, reply, body)
     }

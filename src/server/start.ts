@@ -6,6 +6,7 @@ import type { AuditSettings } from '../audit/rules.js'
 import { type CallbackFaults, CallbackDispatcher } from '../callbacks/dispatcher.js'
 import { type CallbackPolicy, resolvePolicy } from '../callbacks/schedule.js'
 import { chainPlugin } from '../chain/plugin.js'
+import { loadPageScripts } from '../checkout/page-scripts.js'
 import { type ChainOptions, ChainService } from '../chain/service.js'
 import { clockPlugin } from '../clock/plugin.js'
 import { SandboxClock } from '../clock/sandbox-clock.js'
@@ -111,8 +112,12 @@ export class ListenError extends Error {
   }
 }
 
-/** Opens the data file, builds the app and listens. Throws DataFileError or ListenError with a clear message. */
+/**
+ * Opens the data file, builds the app and listens. Throws DataFileError, ListenError or (a package not built)
+ * PageScriptMissingError with a clear message.
+ */
 export async function startServer(options: StartOptions = {}): Promise<RunningSandbox> {
+  loadPageScripts()
   const dataFile = resolve(options.dataFile ?? DEFAULT_DATA_FILE)
   const host = options.host ?? DEFAULT_HOST
   const port = options.port ?? DEFAULT_PORT

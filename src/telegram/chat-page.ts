@@ -1,12 +1,9 @@
 import type { InlineKeyboardButton, KeyboardButton } from '@grammyjs/types'
 import { html, type SafeHtml } from '../checkout/html.js'
 import { layout } from '../checkout/layout.js'
-import { chatScript } from './chat-script.js'
 import { isInline, type Markup } from './markup.js'
 import type { BotRecord, ChatRecord, MessageRecord } from './records.js'
 import { renderFormatted } from './render.js'
-
-export const CHAT_SCRIPT = `(${chatScript.toString()})()`
 
 /** The chat page's own styles, after the shared stylesheet. */
 export const CHAT_STYLES = `
@@ -58,7 +55,7 @@ export function chatPage(input: ChatPageInput): string {
 <p class="muted">Play the customer of a bot that uses this sandbox as its Telegram Bot API (<code>apiRoot</code> = this sandbox's URL + <code>/telegram</code>). Messages, buttons and photos appear here once the sandbox has saved them.</p>
 ${pickers(input)}
 ${bot ? conversation(input, bot) : noBot(input.bots.length)}`
-  return layout({ title: bot ? `Chat with @${bot.username}` : 'Chat', body, script: bot ? CHAT_SCRIPT : false, styles: CHAT_STYLES })
+  return layout({ title: bot ? `Chat with @${bot.username}` : 'Chat', body, ...(bot ? { script: 'chat' as const } : {}), styles: CHAT_STYLES })
 }
 
 function pickers(input: ChatPageInput): SafeHtml {

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 import { pageHeaders } from '../checkout/layout.js'
 import { SandboxError } from '../domain/outcomes.js'
-import { CHAT_SCRIPT, CHAT_STYLES, chatPage } from './chat-page.js'
+import { CHAT_STYLES, chatPage } from './chat-page.js'
 import { DEFAULT_CHAT_ID } from './messages.js'
 import type { BotRecord, MessageRecord } from './records.js'
 import type { TelegramService } from './service.js'
@@ -321,7 +321,7 @@ export function chatRoutes(service: TelegramService) {
           ...(bot ? { bot } : {}),
           ...(bot ? { keyboard: service.currentKeyboard(bot.id, chatId) } : {}),
         })
-        return reply.headers(pageHeaders(bot ? CHAT_SCRIPT : false, CHAT_STYLES)).send(page)
+        return reply.headers(pageHeaders(bot ? 'chat' : undefined, CHAT_STYLES)).send(page)
       },
     )
   }

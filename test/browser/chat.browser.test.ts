@@ -1,29 +1,17 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest'
-import { type Sandbox, startSandbox } from '../../src/index.js'
+import { describe, expect, test } from 'vitest'
 import { runReferenceBot } from '../telegram/reference-bot.js'
-import { launchChromium, OUTPUT } from './chromium.js'
+import { browserSuite, OUTPUT } from './chromium.js'
 
-let browser: Browser
-let sb: Sandbox
-
-beforeAll(async () => {
-  browser = await launchChromium()
-  sb = await startSandbox({ callbacks: { retries: 2, timeoutMs: 2000, scheduleMs: [100] } })
-})
-afterAll(async () => {
-  await browser?.close()
-  await sb?.stop()
-})
+const suite = browserSuite({ args: ['--callback-retries', '2', '--callback-timeout', '2s', '--callback-schedule', '100ms'] })
 
 describe('the chat page in Chromium', () => {
   test('the reference bot end to end: /buy on the chat page, pay on the checkout page, the confirmation appears', async () => {
     const token = '5550001:Ref3rence_bot_token-abcdefghijklmno'
+    const sb = suite.sandbox
     const bot = await runReferenceBot(sb.url, token)
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } })
-    onTestFinished(() => context.close())
+    const context = await suite.context({ viewport: { width: 390, height: 844 } })
     const page = await context.newPage()
     const dialogs: string[] = []
     page.on('dialog', (d) => void dialogs.push(d.message()))
@@ -56,6 +44,7 @@ describe('the chat page in Chromium', () => {
 
   test('hostile bot text is drawn inert: no markup of the bot reaches the page, links only to safe schemes', async () => {
     const token = '5550002:Host1le_bot_token-abcdefghijklmnopq'
+    const sb = suite.sandbox
     const call = async (method: string, params: Record<string, unknown>) =>
       (await sb.client.raw({ method: 'POST', path: `/telegram/bot${token}/${method}`, body: params })).json as { ok: boolean; description?: string }
     await call('getMe', {})
@@ -79,8 +68,7 @@ describe('the chat page in Chromium', () => {
       await call('sendMessage', { chat_id, text: `${'W'.repeat(4000)} "><svg onload=alert(1)>`, reply_markup: { inline_keyboard: [[{ text: '<script>alert(1)</script>', callback_data: 'x' }]] } }),
     ]
     expect(sent.map((s) => s.ok)).toEqual([true, true, true, true, true])
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-    onTestFinished(() => page.close())
+    const page = await suite.page({ viewport: { width: 1280, height: 800 } })
     const dialogs: string[] = []
     page.on('dialog', (d) => void dialogs.push(d.message()))
     await page.goto(`${sb.url}/chat?bot=5550002`)

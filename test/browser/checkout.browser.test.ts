@@ -1,13 +1,10 @@
-import { mkdirSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
-import { type Browser, chromium, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest'
-import { type Sandbox, startSandbox } from '../../src/index.js'
-import { ROOT } from '../helpers.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { browserSuite, OUTPUT } from './chromium.js'
 
-const OUTPUT = join(ROOT, 'test-output')
-const CHROMIUM = process.env.PAY_CHROMIUM ?? '/usr/bin/chromium'
+const suite = browserSuite({ args: ['--callback-retries', '2', '--callback-timeout', '2s', '--callback-schedule', '100ms'] })
 
 interface Received {
   path: string
@@ -36,32 +33,15 @@ async function merchantServer(): Promise<{ url: string; callbacks: Received[] }>
 }
 
 describe('checkout page in Chromium', () => {
-  let browser: Browser
-  let sb: Sandbox
-
-  beforeAll(async () => {
-    mkdirSync(OUTPUT, { recursive: true })
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-dev-shm-usage'],
-    })
-    sb = await startSandbox({ callbacks: { retries: 2, timeoutMs: 2000, scheduleMs: [100] } })
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await sb?.stop()
-  })
-
   async function create(fields: { returnUrl?: string; callbackUrl: string; amount?: number; description?: string }): Promise<string> {
-    const body = await sb.client.createPayment({ merchant: 'sandbox', amount: 25.5, ...fields })
+    const body = await suite.sandbox.client.createPayment({ merchant: 'sandbox', amount: 25.5, ...fields })
     if (body.result !== 100) throw new Error(JSON.stringify(body))
     return body.trackId
   }
 
   async function open(trackId: string, width: number, height: number): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width, height } })
-    onTestFinished(() => page.close())
-    const response = await page.goto(sb.client.checkoutUrl(trackId))
+    const page = await suite.page({ viewport: { width, height } })
+    const response = await page.goto(suite.sandbox.client.checkoutUrl(trackId))
     expect(response?.status()).toBe(200)
     return page
   }
@@ -97,9 +77,9 @@ describe('checkout page in Chromium', () => {
     expect(callback!.headers['content-type']).toBe('application/json')
     expect(callback!.body).toMatchObject({ trackId, status: 'paid', amount: 25.5, paidAmount: 25.5, asset: 'ETH' })
 
-    const verified = await sb.client.verifyPayment({ merchant: 'sandbox', trackId })
+    const verified = await suite.sandbox.client.verifyPayment({ merchant: 'sandbox', trackId })
     expect(verified).toMatchObject({ result: 100, amount: 25.5, refNumber: expect.stringMatching(/^\d{12}$/) })
-    const { payment } = await sb.client.getPayment(trackId)
+    const { payment } = await suite.sandbox.client.getPayment(trackId)
     expect(payment.history.at(-1)).toMatchObject({ status: 'paid', source: 'checkout', asset: 'ETH' })
   })
 
@@ -109,14 +89,14 @@ describe('checkout page in Chromium', () => {
     const page = await open(trackId, 1280, 800)
     await page.getByRole('button', { name: 'Simulate payment — not finalized (confirming)' }).click()
     await expect.poll(() => page.textContent('#status-heading')).toContain('confirming')
-    expect(await sb.client.verifyPayment({ merchant: 'sandbox', trackId })).toEqual({ result: 203, amount: 25.5 })
+    expect(await suite.sandbox.client.verifyPayment({ merchant: 'sandbox', trackId })).toEqual({ result: 203, amount: 25.5 })
     await page.screenshot({ path: join(OUTPUT, 'checkout-desktop-unfinalized.png'), fullPage: true })
 
     await page.getByRole('button', { name: 'Simulate payment — finalize (confirmed)' }).click()
     await expect.poll(() => page.textContent('#status-heading')).toBe('Paid')
     expect(await page.textContent('#result-heading')).toBe('Payment received')
     expect(await page.locator('[data-outcome]').count()).toBe(0)
-    expect((await sb.client.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(100)
+    expect((await suite.sandbox.client.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(100)
     await expect.poll(() => shop.callbacks.map((c) => c.body.status), { timeout: 5000 }).toEqual(['unfinalized', 'paid'])
     await page.screenshot({ path: join(OUTPUT, 'checkout-desktop-paid.png'), fullPage: true })
   })
@@ -126,7 +106,7 @@ describe('checkout page in Chromium', () => {
     const page = await open(trackId, 1280, 800)
     await page.screenshot({ path: join(OUTPUT, 'checkout-desktop.png'), fullPage: true })
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42))
-    await sb.client.simulate(trackId, { outcome: 'failed' })
+    await suite.sandbox.client.simulate(trackId, { outcome: 'failed' })
     await expect.poll(() => page.textContent('#status-heading'), { timeout: 5000 }).toBe('Not completed')
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(42)
     expect(await page.locator('[data-outcome]').count()).toBe(0)
@@ -144,7 +124,7 @@ describe('checkout page in Chromium', () => {
     await page.keyboard.type('9.99')
     await page.keyboard.press('Enter')
     await expect.poll(() => page.textContent('#status-heading'), { timeout: 5000 }).toBe('Paid')
-    expect(await sb.client.verifyPayment({ merchant: 'sandbox', trackId })).toMatchObject({ result: 100, amount: 9.99 })
+    expect(await suite.sandbox.client.verifyPayment({ merchant: 'sandbox', trackId })).toMatchObject({ result: 100, amount: 9.99 })
   })
 
   test('an invalid different amount is refused on the page, nothing changes', async () => {
@@ -154,6 +134,6 @@ describe('checkout page in Chromium', () => {
     await page.getByRole('button', { name: 'Pay a different amount' }).click()
     expect(await page.isVisible('#error')).toBe(true)
     expect(await page.textContent('#error')).toContain('greater than 0')
-    expect((await sb.client.getPayment(trackId)).payment.status).toBe('pending')
+    expect((await suite.sandbox.client.getPayment(trackId)).payment.status).toBe('pending')
   })
 })

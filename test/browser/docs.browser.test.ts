@@ -1,23 +1,13 @@
-import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { chromium } from 'playwright-core'
-import { expect, onTestFinished, test } from 'vitest'
-import { ROOT, sandbox } from '../helpers.js'
+import { expect, test } from 'vitest'
+import { browserSuite, OUTPUT } from './chromium.js'
 
-const CHROMIUM = process.env.PAY_CHROMIUM ?? '/usr/bin/chromium'
+const suite = browserSuite()
 
 test('in Chromium, the inspector links to /docs, which shows every operation under its CSP, with no request off the sandbox', async () => {
-  const sb = await sandbox()
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  })
-  onTestFinished(() => browser.close())
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-  const problems: string[] = []
+  const sb = suite.sandbox
+  const page = await suite.page({ viewport: { width: 1280, height: 900 } })
   const requested: string[] = []
-  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`))
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
   page.on('request', (r) => requested.push(r.url()))
 
   await page.goto(`${sb.url}/`)
@@ -35,9 +25,7 @@ test('in Chromium, the inspector links to /docs, which shows every operation und
   await page.waitForURL(`${sb.url}/openapi.json`)
   expect(JSON.parse((await page.locator('body').textContent()) ?? '')).toMatchObject({ openapi: '3.1.0' })
 
-  expect(problems).toEqual([])
   expect(requested.filter((u) => !u.startsWith(sb.url))).toEqual([])
-  await mkdir(join(ROOT, 'test-output'), { recursive: true })
   await page.goto(`${sb.url}/docs`)
-  await page.screenshot({ path: join(ROOT, 'test-output', 'docs-desktop.png') })
+  await page.screenshot({ path: join(OUTPUT, 'docs-desktop.png') })
 })

@@ -1,9 +1,8 @@
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest'
-import { type Sandbox, startSandbox } from '../../src/index.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, test } from 'vitest'
 import { receiver } from '../callbacks/receiver.js'
-import { launchChromium, OUTPUT } from './chromium.js'
+import { browserSuite, OUTPUT } from './chromium.js'
 
 const WIDTHS = [
   { name: 'phone', width: 390, height: 844 },
@@ -11,43 +10,24 @@ const WIDTHS = [
 ] as const
 const HOSTILE = `<script>alert("pwn")</script>"'><img src=x onerror=alert(1)>`
 
-let browser: Browser
-let sb: Sandbox
-
-beforeAll(async () => {
-  browser = await launchChromium()
-  sb = await startSandbox({ callbacks: { retries: 1, timeoutMs: 2000, scheduleMs: [100] } })
-})
-afterAll(async () => {
-  await browser?.close()
-  await sb?.stop()
-})
+const suite = browserSuite({ args: ['--callback-retries', '1', '--callback-timeout', '2s', '--callback-schedule', '100ms'] })
 
 async function create(fields: Partial<{ merchant: string; amount: number; callbackUrl: string; description: string }> = {}): Promise<string> {
-  const body = await sb.client.createPayment({ merchant: 'sandbox', amount: 25.5, callbackUrl: 'http://127.0.0.1:9/cb', ...fields })
+  const body = await suite.sandbox.client.createPayment({ merchant: 'sandbox', amount: 25.5, callbackUrl: 'http://127.0.0.1:9/cb', ...fields })
   if (body.result !== 100) throw new Error(JSON.stringify(body))
   return body.trackId
 }
 
-/**
- * A page at a width, failing the test on any console error (a CSP violation logs one) or script error; `refused`
- * allows the browser's note on an answer with that status (a refusal the page shows).
- */
+/** A page at a width; `refused` allows the browser's note on an answer with that status (a refusal the page shows). */
 async function open(path: string, width: number, height: number, refused?: number): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width, height } })
-  onTestFinished(() => context.close())
-  const page = await context.newPage()
-  const problems: string[] = []
-  const expected = `the server responded with a status of ${refused}`
-  page.on('console', (m) => m.type() === 'error' && !(refused && m.text().includes(expected)) && problems.push(`console: ${m.text()}`))
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
-  onTestFinished(() => expect(problems, path).toEqual([]))
+  const allowConsole = refused ? [new RegExp(`the server responded with a status of ${refused}`)] : []
+  const page = await suite.page({ viewport: { width, height }, allowConsole })
   await go(page, path)
   return page
 }
 
 async function go(page: Page, path: string): Promise<void> {
-  const response = await page.goto(`${sb.url}${path}`)
+  const response = await page.goto(`${suite.sandbox.url}${path}`)
   expect(response?.status(), path).toBe(200)
   await expect.poll(() => page.textContent('#live-state')).toBe('Live')
 }
@@ -76,6 +56,7 @@ async function outOfReach(page: Page): Promise<string[]> {
 
 describe('the inspector in Chromium', () => {
   test('every page at phone and desktop width: no horizontal overflow, every column and filter in reach', async () => {
+    const sb = suite.sandbox
     const shop = await receiver((n) => (n === 1 ? { status: 503, body: 'busy, try later' } : { status: 200, body: 'ok' }))
     const merchant = await sb.client.createMerchant({ key: `long_${'k'.repeat(100)}`, name: `A shop with a rather long name ${HOSTILE}`.slice(0, 200) })
     await create({ merchant: merchant.key, description: `${HOSTILE} and a long description that goes on for a while to see it wrap` })
@@ -112,6 +93,7 @@ describe('the inspector in Chromium', () => {
   })
 
   test('live: a payment created over HTTP appears in the open list within a second, then its status change, without a reload', async () => {
+    const sb = suite.sandbox
     const page = await open('/inspect/payments', 1280, 800)
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42))
     const started = Date.now()
@@ -152,6 +134,7 @@ describe('the inspector in Chromium', () => {
   })
 
   test('merchants: create one, disable it and enable it again from the page', async () => {
+    const sb = suite.sandbox
     const page = await open('/inspect/merchants', 1280, 800, 409)
     await page.fill('#merchant-name', 'Page Shop')
     await page.fill('#merchant-key', 'page-shop')
@@ -170,10 +153,9 @@ describe('the inspector in Chromium', () => {
   })
 
   test('the checkout page links to its payment in the inspector; the inspector links to the chat page', async () => {
+    const sb = suite.sandbox
     const trackId = await create({ description: 'Linked' })
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } })
-    onTestFinished(() => context.close())
-    const page = await context.newPage()
+    const page = await suite.page({ viewport: { width: 390, height: 844 } })
     await page.goto(sb.client.checkoutUrl(trackId))
     await page.getByRole('link', { name: 'Inspect this payment' }).click()
     await page.waitForURL(`${sb.url}/inspect/payments/${trackId}`)

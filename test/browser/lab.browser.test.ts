@@ -1,34 +1,24 @@
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest'
-import { type Sandbox, startSandbox } from '../../src/index.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, test } from 'vitest'
 import { eventually } from '../callbacks/receiver.js'
-import { launchChromium, OUTPUT } from './chromium.js'
+import { browserSuite, OUTPUT } from './chromium.js'
 
 describe('the checkout page’s sandbox controls for unhappy paths, in Chromium', () => {
-  let browser: Browser
-  let sb: Sandbox
-
-  beforeAll(async () => {
-    browser = await launchChromium()
-    sb = await startSandbox({ paymentTtlMs: 15 * 60_000 })
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await sb?.stop()
-  })
+  const suite = browserSuite({ args: ['--payment-ttl', '15m'] })
 
   async function open(): Promise<{ page: Page; trackId: string }> {
+    const sb = suite.sandbox
     const created = await sb.client.createPayment({ merchant: 'sandbox', amount: 40, callbackUrl: 'https://shop.example/cb' })
     if (created.result !== 100) throw new Error(JSON.stringify(created))
-    const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
-    onTestFinished(() => page.close())
+    const page = await suite.page({ viewport: { width: 390, height: 844 } })
     expect((await page.goto(sb.client.checkoutUrl(created.trackId)))?.status()).toBe(200)
     return { page, trackId: created.trackId }
   }
 
   test('confirming: the page shows n of m confirmations and follows each block live; Mine a block pays it', async () => {
     const { page, trackId } = await open()
+    const sb = suite.sandbox
     await page.check('#asset-BTC', { force: true })
     await page.click('button[data-outcome="unfinalized"]')
     await page.locator('#confirmations', { hasText: '0 of 2 confirmations' }).waitFor()
@@ -43,6 +33,7 @@ describe('the checkout page’s sandbox controls for unhappy paths, in Chromium'
 
   test('Expire now: the page turns into an expired payment, without controls; the sandbox clock shows in the banner', async () => {
     const { page, trackId } = await open()
+    const sb = suite.sandbox
     expect(await page.locator('#expires').getAttribute('datetime')).toMatch(/^\d{4}-/)
     await page.click('button[data-outcome="expired"]')
     await page.locator('#result-heading', { hasText: 'Payment expired' }).waitFor()
@@ -55,6 +46,7 @@ describe('the checkout page’s sandbox controls for unhappy paths, in Chromium'
 
   test('the notification choice goes with the action: "drop it" records a dropped delivery', async () => {
     const { page, trackId } = await open()
+    const sb = suite.sandbox
     await page.selectOption('#callback-mode', 'drop')
     await page.click('button[data-outcome="paid"]')
     await page.locator('#result-heading', { hasText: 'Payment received' }).waitFor()

@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
-import { afterAll, beforeAll, expect, onTestFinished, test } from 'vitest'
-import { type Sandbox, startSandbox } from '../../src/index.js'
+import { expect, test } from 'vitest'
 import { ROOT } from '../helpers.js'
+import { browserSuite } from './chromium.js'
 
-const CHROMIUM = process.env.PAY_CHROMIUM ?? '/usr/bin/chromium'
+const suite = browserSuite({ args: ['--callback-retries', '0'] })
 
 /** The selectors the README promises browser tests, from its "Testing against the checkout page" table. */
 async function documentedSelectors(): Promise<string[]> {
@@ -14,24 +13,13 @@ async function documentedSelectors(): Promise<string[]> {
   return [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!)
 }
 
-let browser: Browser
-let sb: Sandbox
-beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--disable-dev-shm-usage'] })
-  sb = await startSandbox({ callbacks: { retries: 0 } })
-})
-afterAll(async () => {
-  await browser?.close()
-  await sb?.stop()
-})
-
 test('every selector the README documents for browser tests is on the checkout page, and a test written with them works', async () => {
   const selectors = await documentedSelectors()
   expect(selectors).toEqual(expect.arrayContaining(['#checkout', 'button[data-outcome="paid"]', 'button[data-outcome="failed"]', '#other-amount']))
+  const sb = suite.sandbox
   const created = await sb.client.createPayment({ merchant: 'sandbox', amount: 25.5, callbackUrl: 'http://127.0.0.1:9/cb' })
   if (created.result !== 100) throw new Error(JSON.stringify(created))
-  const page = await browser.newPage()
-  onTestFinished(() => page.close())
+  const page = await suite.page()
   await page.goto(sb.client.checkoutUrl(created.trackId))
   await page.waitForSelector('#checkout[data-status="pending"]')
   for (const selector of selectors) {

@@ -1,21 +1,11 @@
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type Sandbox, startSandbox } from '../../src/index.js'
-import { launchChromium } from './chromium.js'
+import { describe, expect, test } from 'vitest'
+import { browserSuite } from './chromium.js'
+
+const suite = browserSuite()
 
 describe('the root and the icon', () => {
-  let sb: Sandbox
-  let browser: Browser
-  beforeAll(async () => {
-    sb = await startSandbox()
-    browser = await launchChromium()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await sb?.stop()
-  })
-
   test('over HTTP: / is the inspector; /favicon.ico is an SVG icon', async () => {
+    const sb = suite.sandbox
     const root = await sb.client.raw({ method: 'GET', path: '/', headers: { accept: 'text/html' } })
     expect(root.status).toBe(200)
     expect(root.text).toContain('<h1>Sandbox inspector</h1>')
@@ -26,15 +16,14 @@ describe('the root and the icon', () => {
   })
 
   test('in Chromium: the checkout page, the inspector, /dashboard and a JSON route log no console error and no failed request', async () => {
+    const sb = suite.sandbox
     const created = await sb.client.createPayment({ merchant: 'sandbox', amount: 25.5, callbackUrl: 'http://127.0.0.1:9/cb', description: 'Two mugs' })
     if (created.result !== 100) throw new Error(JSON.stringify(created))
     const problems: string[] = []
     for (const path of [`/pay/${created.trackId}`, '/', '/dashboard', `/inspect/payments/${created.trackId}`, '/_sandbox/health']) {
-      const context = await browser.newContext()
+      const context = await suite.context()
       const page = await context.newPage()
       let open = true
-      page.on('console', (m) => open && m.type() === 'error' && problems.push(`${path}: console: ${m.text()}`))
-      page.on('pageerror', (e) => open && problems.push(`${path}: page error: ${e.message}`))
       page.on('requestfailed', (r) => open && problems.push(`${path}: failed: ${r.url()} ${r.failure()?.errorText}`))
       page.on('response', (r) => {
         if (!open) return
@@ -52,5 +41,37 @@ describe('the root and the icon', () => {
     }
     // The pages name /favicon.ico as their icon: were it missing, each would log a failed load.
     expect(problems).toEqual([])
+  })
+})
+
+describe('the pages without JavaScript', () => {
+  test('with JavaScript off, the checkout page, the inspector and the chat page show the payment and the chat, and say what needs JavaScript', async () => {
+    const sb = suite.sandbox
+    const created = await sb.client.createPayment({ merchant: 'sandbox', amount: 25.5, callbackUrl: 'http://127.0.0.1:9/cb', description: 'No script here' })
+    if (created.result !== 100) throw new Error(JSON.stringify(created))
+    const token = '7002:N0script_bot_token-abcdefghijklmnop'
+    expect((await sb.client.raw({ method: 'POST', path: `/telegram/bot${token}/getMe`, body: {} })).status).toBe(200)
+    await sb.client.chatSend({ bot: '7002', chat: 1001, text: 'typed elsewhere' })
+    const page = await suite.page({ javaScriptEnabled: false })
+    // Text selectors do not look inside <noscript>.
+    const visible = async (text: string) => (await page.locator('noscript:visible').allInnerTexts()).some((t) => t.includes(text))
+
+    await page.goto(sb.client.checkoutUrl(created.trackId))
+    expect(await page.textContent('.amount')).toContain('25.50')
+    expect(await page.textContent('#checkout')).toContain(created.trackId)
+    expect(await page.isVisible('#panel-BTC')).toBe(true)
+    expect(await visible('These controls need JavaScript')).toBe(true)
+    expect(await page.isVisible('button[data-outcome="paid"]')).toBe(false)
+
+    await page.goto(`${sb.url}/inspect/payments/${created.trackId}`)
+    expect(await page.textContent('h1')).toContain(created.trackId)
+    expect(await page.textContent('#payment')).toContain('No script here')
+    expect(await visible('These controls need JavaScript')).toBe(true)
+    expect(await visible('Not live: reload to see changes')).toBe(true)
+
+    await page.goto(`${sb.url}/chat?bot=7002&chat=1001`)
+    expect(await page.textContent('.from-user .bubble')).toBe('typed elsewhere')
+    expect(await visible('Sending needs JavaScript')).toBe(true)
+    expect(await page.isVisible('#composer')).toBe(false)
   })
 })

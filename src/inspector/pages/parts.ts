@@ -5,7 +5,6 @@ import { formatUsd } from '../../checkout/assets.js'
 import { html, type HtmlValue, type SafeHtml } from '../../checkout/html.js'
 import { layout } from '../../checkout/layout.js'
 import { STATUS_LABEL } from '../../checkout/status.js'
-import { INSPECTOR_SCRIPT } from './script.js'
 import { INSPECTOR_STYLES } from './styles.js'
 
 export type Section = 'home' | 'payments' | 'requests' | 'merchants' | 'audit'
@@ -41,14 +40,14 @@ ${item('merchants', '/inspect/merchants', 'Merchants')}
 ${input.links.audit ? item('audit', '/inspect/audit', 'Audit') : ''}
 <a href="/chat">Bot chat</a>
 ${input.links.docs ? html`<a href="/docs">API reference</a>` : ''}
-${input.stream ? html`<span id="live-state" class="live off" role="status" hidden data-js>Connecting…</span>` : ''}
+${input.stream ? html`<span id="live-state" class="live off" role="status" hidden data-js>Connecting…</span><noscript><span class="live off">Not live: reload to see changes (the buttons need JavaScript)</span></noscript>` : ''}
 </nav>
 <div id="inspector"${input.stream ? html` data-stream="${input.stream.url}" data-events="${input.stream.events.join(' ')}"` : ''}>
 <p id="action-status" class="vh" role="status" aria-live="polite"></p>
 <p id="action-error" class="error" role="alert" hidden></p>
 ${input.body}
 </div>`
-  return layout({ title: input.title, body, wide: true, script: INSPECTOR_SCRIPT, styles: INSPECTOR_STYLES, ...(input.links.clock ? { clock: input.links.clock } : {}) })
+  return layout({ title: input.title, body, wide: true, script: 'inspector', styles: INSPECTOR_STYLES, ...(input.links.clock ? { clock: input.links.clock } : {}) })
 }
 
 /** A table cell that becomes a labelled line of a card on a phone (`table.stack`). */

@@ -177,6 +177,7 @@ function delivery(d: Delivery): SafeHtml {
     d.state === 'pending' && d.nextAttemptAt !== undefined ? html` · next at ${time(d.nextAttemptAt)}` : ''
   }</p>
 <div class="actions" hidden data-js><button type="button" class="secondary small" data-post="/_sandbox/deliveries/${encodeURIComponent(d.id)}/replay" data-body="{}">Replay this callback</button></div>
+<noscript><p class="muted">Replaying needs JavaScript; without it run <code>pay callback replay ${d.id}</code>.</p></noscript>
 ${attempts.length === 0 ? html`<p class="empty">No attempt yet.</p>` : attempts.map((a) => attempt(d, a))}
 </article>`
 }

@@ -133,7 +133,7 @@ export function checkoutRoutes(service: SandboxService, context?: CheckoutContex
       },
       async (request, reply) => {
         const payment = findPayment(request.params.trackId)
-        if (!payment) return reply.code(404).headers(pageHeaders(false)).send(notFoundPage(request.params.trackId))
+        if (!payment) return reply.code(404).headers(pageHeaders(undefined)).send(notFoundPage(request.params.trackId))
         request.outcome = { trackId: payment.trackId }
         const clock = clockView()
         const page = await checkoutPage({
@@ -143,7 +143,7 @@ export function checkoutRoutes(service: SandboxService, context?: CheckoutContex
           ...details(payment),
           ...(clock ? { clock } : {}),
         })
-        return reply.headers(pageHeaders(true)).send(page)
+        return reply.headers(pageHeaders('checkout')).send(page)
       },
     )
 

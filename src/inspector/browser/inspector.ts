@@ -1,11 +1,16 @@
 /**
- * The inspector's script, inlined as `(${source})()` on every inspector page (so it must use nothing defined
- * outside itself). It follows the page's event stream and, on each change, fetches the page again and swaps in
- * its `data-live` parts: the server renders everything, escaped, and the script never turns data into markup.
+ * The inspector's script, in the browser on every inspector page (built by `npm run build`, scripts/pages.mjs,
+ * and inlined under the CSP's hash of it). It follows the page's event stream and, on each change, fetches the
+ * page again and swaps in its `data-live` parts: the server renders everything, escaped, and the script never
+ * turns data into markup.
  * Buttons and forms with `data-post` send JSON to the control API, as the checkout page's controls do.
  * Without it every page still shows the state as of its load, and filters work (plain GET forms).
  */
-export function inspectorScript(): void {
+export {}
+
+inspector()
+
+function inspector(): void {
   const root = document.getElementById('inspector')
   if (!root) return
   const reveal = (scope: ParentNode): void => scope.querySelectorAll<HTMLElement>('[data-js]').forEach((el) => (el.hidden = false))
@@ -150,5 +155,3 @@ export function inspectorScript(): void {
     events.addEventListener('shutdown', () => setLive(false, 'Sandbox stopped'))
   }
 }
-
-export const INSPECTOR_SCRIPT = `(${inspectorScript.toString()})()`

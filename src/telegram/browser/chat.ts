@@ -1,10 +1,14 @@
 /**
- * The chat page's script, inlined as `(${source})()` (so it must use nothing defined outside itself). It sends
- * the customer's messages and button presses as JSON to the control API, and redraws the conversation from the
- * server whenever the event stream says something durable changed. It never turns bot text into markup: the
- * server renders it, escaped, and toasts are set as textContent.
+ * The chat page's script, in the browser (built by `npm run build`, scripts/pages.mjs, and inlined under the
+ * CSP's hash of it). It sends the customer's messages and button presses as JSON to the control API, and redraws
+ * the conversation from the server whenever the event stream says something durable changed. It never turns bot
+ * text into markup: the server renders it, escaped, and toasts are set as textContent.
  */
-export function chatScript(): void {
+export {}
+
+chat()
+
+function chat(): void {
   const app = document.getElementById('chat-app')
   if (!app) return
   const bot = app.dataset.bot ?? ''
