@@ -506,7 +506,11 @@ export class Store {
     this.closed = true
     clearTimeout(this.observationTimer)
     try {
-      await this.writeSnapshot(this.durable.fullImage(), this.durableSeq)
+      await this.writeSnapshot(this.durable.fullImage(), this.durableSeq).catch(async (error: unknown) => {
+        // Not saved: the journal keeps every change for the next start, and its descriptor is let go all the same.
+        await this.journal.close().catch(() => {})
+        throw error
+      })
       await this.journal.close()
       const handle = await this.fs.open(this.journalPath, 'w')
       await handle.close()
