@@ -11,7 +11,7 @@ import { PendingView } from './pending.js'
 import { emptySnapshot, isSnapshotTemp, newStoreId, type Snapshot, type SnapshotData, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
 import { type Change, type SandboxRecords, State, type StateImage, type StateReader } from './state.js'
 import type { TelegramReader } from './telegram-state.js'
-import type { TelegramChange, TelegramImage } from '../telegram/records.js'
+import type { TelegramChange, TelegramImage } from '../domain/telegram-records.js'
 
 export type { StateImage, StateReader } from './state.js'
 

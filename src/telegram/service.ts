@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { BotCommand, Message, Update } from '@grammyjs/types'
 import { SandboxError } from '../domain/outcomes.js'
+import type { BotRecord, ChatRecord, FileRecord, Markup, MessageRecord, TelegramChange } from '../domain/telegram-records.js'
 import { KeyedLock } from '../service/locks.js'
 import type { Store } from '../store/store.js'
 import { formatText, MAX_CAPTION_LENGTH } from './entities.js'
@@ -15,10 +16,9 @@ import {
   unauthorized,
 } from './errors.js'
 import { sniffImage } from './images.js'
-import { isInline, type Markup, parseMarkup } from './markup.js'
+import { isInline, parseMarkup } from './markup.js'
 import { allows, botUser, DEFAULT_CHAT_ID, privateChat, readAllowedUpdates, simulatedUser, toMessage, updateType } from './messages.js'
 import { Params, type UploadedFile } from './params.js'
-import type { BotRecord, ChatRecord, FileRecord, MessageRecord, TelegramChange } from './records.js'
 import { defaultUsername, parseToken, TOKEN_RULE, USERNAME } from './token.js'
 import { postUpdate } from './webhook.js'
 
