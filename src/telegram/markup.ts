@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import type { ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton, ReplyKeyboardMarkup, ReplyKeyboardRemove } from '@grammyjs/types'
+import type { InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton, ReplyKeyboardMarkup } from '@grammyjs/types'
 import type { Markup } from '../domain/telegram-records.js'
 import { badRequest } from './errors.js'
 
