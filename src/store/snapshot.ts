@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Adapter } from 'lowdb'
 import type { ClockRecord, Delivery, Merchant, Payment, VerifyJournal } from '../domain/types.js'
-import { TELEGRAM_LISTS, type TelegramImage } from '../telegram/records.js'
+import { TELEGRAM_LISTS, type TelegramImage } from '../domain/telegram-records.js'
 import { DataFileError } from './errors.js'
 import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
-import type { TelegramChange, TelegramImage } from '../telegram/records.js'
+import type { TelegramChange, TelegramImage } from '../domain/telegram-records.js'
 import { TelegramState } from './telegram-state.js'
 
 export interface StateImage {

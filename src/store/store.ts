@@ -11,7 +11,7 @@ import { PendingView } from './pending.js'
 import { emptySnapshot, isSnapshotTemp, newStoreId, type Snapshot, type SnapshotData, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
 import { type Change, type SandboxRecords, State, type StateImage, type StateReader } from './state.js'
 import type { TelegramReader } from './telegram-state.js'
-import type { TelegramChange, TelegramImage } from '../telegram/records.js'
+import type { TelegramChange, TelegramImage } from '../domain/telegram-records.js'
 
 export type { StateImage, StateReader } from './state.js'
 
@@ -506,7 +506,11 @@ export class Store {
     this.closed = true
     clearTimeout(this.observationTimer)
     try {
-      await this.writeSnapshot(this.durable.fullImage(), this.durableSeq)
+      await this.writeSnapshot(this.durable.fullImage(), this.durableSeq).catch(async (error: unknown) => {
+        // Not saved: the journal keeps every change for the next start, and its descriptor is let go all the same.
+        await this.journal.close().catch(() => {})
+        throw error
+      })
       await this.journal.close()
       const handle = await this.fs.open(this.journalPath, 'w')
       await handle.close()

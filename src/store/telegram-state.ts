@@ -6,7 +6,7 @@ import type {
   TelegramChange,
   TelegramImage,
   UpdateRecord,
-} from '../telegram/records.js'
+} from '../domain/telegram-records.js'
 
 /** Reads of the Bot API emulator's records; the Store answers them from the durable state only. */
 export interface TelegramReader {

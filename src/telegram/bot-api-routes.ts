@@ -3,8 +3,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { SandboxError } from '../domain/outcomes.js'
 import { readRouteBody } from '../server/body.js'
 import { type BotApiAnswer, BotApiError, notFound } from './errors.js'
+import { MAX_PHOTO_BYTES } from './files.js'
 import { Params, type UploadedFile } from './params.js'
-import { MAX_PHOTO_BYTES, type TelegramService } from './service.js'
+import type { TelegramService } from './service.js'
 
 /** Where the Bot API is served: a bot's API root is `<sandbox URL>/telegram`. */
 export const BOT_API_PREFIX = '/telegram'

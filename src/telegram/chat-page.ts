@@ -1,8 +1,8 @@
 import type { InlineKeyboardButton, KeyboardButton } from '@grammyjs/types'
 import { html, type SafeHtml } from '../checkout/html.js'
 import { layout } from '../checkout/layout.js'
-import { isInline, type Markup } from './markup.js'
-import type { BotRecord, ChatRecord, MessageRecord } from './records.js'
+import type { BotRecord, ChatRecord, Markup, MessageRecord } from '../domain/telegram-records.js'
+import { isInline } from './markup.js'
 import { renderFormatted } from './render.js'
 
 /** The chat page's own styles, after the shared stylesheet. */

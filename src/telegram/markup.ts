@@ -1,9 +1,7 @@
 import { isIP } from 'node:net'
-import type { ForceReply, InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton, ReplyKeyboardMarkup, ReplyKeyboardRemove } from '@grammyjs/types'
+import type { InlineKeyboardButton, InlineKeyboardMarkup, KeyboardButton, ReplyKeyboardMarkup } from '@grammyjs/types'
+import type { Markup } from '../domain/telegram-records.js'
 import { badRequest } from './errors.js'
-
-/** A `reply_markup` as stored with a message: the Bot API object, keeping only the fields the emulator uses. */
-export type Markup = InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply
 
 /** At most this many buttons in one markup; more is Telegram's `reply markup is too long`. */
 export const MAX_BUTTONS = 100

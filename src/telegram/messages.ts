@@ -1,6 +1,6 @@
 import type { Chat, Message, Update, User, UserFromGetMe } from '@grammyjs/types'
+import type { BotRecord, ChatRecord, MessageRecord } from '../domain/telegram-records.js'
 import { isInline } from './markup.js'
-import type { BotRecord, ChatRecord, MessageRecord } from './records.js'
 
 /** The chat a control request or the chat page speaks in when none is named. */
 export const DEFAULT_CHAT_ID = 1000001

@@ -1,6 +1,6 @@
 import type { MessageEntity } from '@grammyjs/types'
 import { html, raw, type SafeHtml } from '../checkout/html.js'
-import { checkedLink } from './entities.js'
+import { checkedLink } from './entities-shared.js'
 
 /** Entities drawn per message; text beyond them shows plain. */
 const MAX_DRAWN_ENTITIES = 200

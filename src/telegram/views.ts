@@ -1,5 +1,5 @@
 import type { BotCommand } from '@grammyjs/types'
-import type { MessageRecord } from './records.js'
+import type { MessageRecord } from '../domain/telegram-records.js'
 
 /** Shapes of the chat control API (/_sandbox/chat), shared by its routes and the typed client. */
 

@@ -13,7 +13,7 @@ const failing: Record<string, { args: string[]; exit: number }> = {
   'callback:listen': { args: ['--port', '@port'], exit: 7 },
   chain: { args: ['--url', nowhere], exit: 3 },
   'chain:mine': { args: ['--blocks', '0', '--url', '@url'], exit: 2 },
-  'chat:bot:add': { args: ['not-a-token', '--url', '@url'], exit: 5 },
+  'chat:bot:add': { args: ['not-a-token', '--url', '@url'], exit: 2 },
   'chat:bots': { args: ['--url', nowhere], exit: 3 },
   'chat:messages': { args: ['--follow', '--until', '(', '--url', '@url'], exit: 2 },
   'chat:press': { args: ['No such button', '--url', '@url'], exit: 5 },

@@ -1,6 +1,7 @@
+import { existsSync, readdirSync } from 'node:fs'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import type { Payment } from '../../src/domain/types.js'
 import { payment } from './records.js'
 import { Store } from '../../src/store/store.js'
@@ -12,8 +13,15 @@ const isJournal = (path: string) => path.endsWith('.journal')
 const settle = <T>(p: Promise<T>) => p.then(() => 'ok' as const, (e: Error) => e)
 const turn = () => new Promise((r) => setImmediate(r))
 
-/** Opens the data file again as a restart after `kill -9` would: the first store is never closed. */
-async function reopen(file: string): Promise<Store> {
+/** Stores a test left behind as `kill -9` would; closed after the test, so their descriptors are not left open. */
+const abandoned: Store[] = []
+afterEach(async () => {
+  for (const store of abandoned.splice(0)) await store.close().catch(() => {})
+})
+
+/** Opens the data file again as a restart after `kill -9` would: `dead` is not closed before. */
+async function reopen(file: string, dead: Store): Promise<Store> {
+  abandoned.push(dead)
   const { store } = await Store.open({ file })
   return store
 }
@@ -67,7 +75,7 @@ describe('durable before visible', () => {
     // The next write tries the disk again.
     fail = false
     await store.putPayment(payment(3))
-    const again = await reopen(file)
+    const again = await reopen(file, store)
     expect(again.listPayments().map((p) => [p.trackId, p.status])).toEqual([
       ['track-1', 'pending'],
       ['track-3', 'pending'],
@@ -96,7 +104,7 @@ describe('durable before visible', () => {
     await store.flush()
     const snapshot = JSON.parse(await readFile(file, 'utf8')) as { payments: Payment[] }
     expect(snapshot.payments.map((p) => p.trackId)).toEqual(['track-1'])
-    const again = await reopen(file)
+    const again = await reopen(file, store)
     expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1'])
     await again.close()
   })
@@ -117,7 +125,7 @@ describe('a journal that fails', () => {
     await store.putPayment(payment(4))
     const journal = await readFile(`${file}.journal`, 'utf8')
     expect(journal).not.toContain('track-2')
-    const again = await reopen(file)
+    const again = await reopen(file, store)
     expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1', 'track-4'])
     await again.close()
   })
@@ -138,7 +146,7 @@ describe('a journal that fails', () => {
     // The repair before this write fails (second truncate): refused, nothing written after the torn bytes.
     expect(await settle(store.putPayment(payment(3)))).toMatchObject({ kind: 'storageUnavailable' })
     await store.putPayment(payment(4))
-    const again = await reopen(file)
+    const again = await reopen(file, store)
     expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1', 'track-4'])
     await again.close()
   })
@@ -163,7 +171,7 @@ describe('a journal that fails', () => {
     const snapshot = JSON.parse(await readFile(file, 'utf8')) as { payments: Payment[] }
     expect(snapshot.payments.length).toBeGreaterThanOrEqual(30)
     expect(await readdir(join(file, '..'))).not.toContain('data.json.journal.old')
-    const again = await reopen(file)
+    const again = await reopen(file, store)
     expect(again.counts().payments).toBe(40)
     await again.close()
   })
@@ -178,7 +186,7 @@ describe('a journal that fails', () => {
     for (let i = 0; i < 20; i++) await store.putPayment(payment(i))
     await store.flush()
     expect(await readdir(join(file, '..'))).toContain('data.json.journal.old')
-    const again = await reopen(file)
+    const again = await reopen(file, store)
     expect(again.counts().payments).toBe(20)
     await again.close()
   })
@@ -206,5 +214,34 @@ describe('reading back what was written', () => {
     expect(report.removedTemps).toBe(1)
     expect((await readdir(dir)).sort()).toEqual(['data.json', 'data.json.journal', 'data.json.lock', 'other.json.tmp-99999'])
     await again.close()
+  })
+})
+
+describe('descriptors', () => {
+  const openDescriptors = () => readdirSync('/proc/self/fd').length
+
+  test.skipIf(!existsSync('/proc/self/fd'))('a close whose final snapshot cannot be written still lets go of the journal', async () => {
+    const attempt = async (): Promise<Store> => {
+      const file = join(await tempDir(), 'data.json')
+      const faults: Faults = {}
+      const { store } = await Store.open({ file, fs: faultyFs(faults) })
+      await store.putPayment(payment(1))
+      faults.open = (path) => {
+        if (path.includes('.tmp-')) throw errno('ENOSPC')
+      }
+      expect(await settle(store.close())).toMatchObject({ code: 'ENOSPC' })
+      // Nothing was lost: the journal is replayed by the next start.
+      const again = await reopen(file, store)
+      expect(again.counts().payments).toBe(1)
+      await again.close()
+      return store
+    }
+    await attempt()
+    const before = openDescriptors()
+    // Held until counted, so the garbage collector cannot close what close() left open.
+    const stores: Store[] = []
+    for (let i = 0; i < 20; i++) stores.push(await attempt())
+    expect(openDescriptors() - before).toBeLessThan(3)
+    expect(stores).toHaveLength(20)
   })
 })

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { formatText, parseHtml, parseMarkdownV2 } from '../../src/telegram/entities.js'
+import { formatText } from '../../src/telegram/entities.js'
+import { parseHtml } from '../../src/telegram/entities-html.js'
+import { parseMarkdownV2 } from '../../src/telegram/entities-markdown.js'
 import { renderFormatted } from '../../src/telegram/render.js'
 
 describe('MarkdownV2, as Telegram parses it', () => {

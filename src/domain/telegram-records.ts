@@ -1,7 +1,22 @@
-import type { BotCommand, MessageEntity, PhotoSize, Update, User } from '@grammyjs/types'
-import type { Markup } from './markup.js'
+import type {
+  BotCommand,
+  ForceReply,
+  InlineKeyboardMarkup,
+  MessageEntity,
+  PhotoSize,
+  ReplyKeyboardMarkup,
+  ReplyKeyboardRemove,
+  Update,
+  User,
+} from '@grammyjs/types'
 
-/** The emulator's records, as the store keeps them. Times are ISO-8601 strings; `date` fields are Unix seconds. */
+/**
+ * The Telegram Bot API emulator's records, as the store keeps them (shapes only: the emulator in src/telegram
+ * makes them, the store holds them). Times are ISO-8601 strings; `date` fields are Unix seconds.
+ */
+
+/** A `reply_markup` as stored with a message: the Bot API object, keeping only the fields the emulator uses. */
+export type Markup = InlineKeyboardMarkup | ReplyKeyboardMarkup | ReplyKeyboardRemove | ForceReply
 
 export interface BotRecord {
   id: number
@@ -92,7 +107,3 @@ export interface TelegramImage {
 }
 
 export const TELEGRAM_LISTS = ['tgBots', 'tgChats', 'tgMessages', 'tgUpdates', 'tgFiles'] as const
-
-export function emptyTelegramImage(): TelegramImage {
-  return { tgBots: [], tgChats: [], tgMessages: [], tgUpdates: [], tgFiles: [] }
-}
