@@ -146,6 +146,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
           filter: read.filter,
           limit,
           capacity: requests.capacity,
+          maxBytes: requests.maxBytes,
           links: site.links(),
         })
         return send(reply, page)
