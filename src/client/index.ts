@@ -25,8 +25,10 @@ export type { RequestEntry, RequestFilter }
 /** A page of the request log: entries oldest first, and where the log stands. */
 export interface RequestLogPage {
   requests: RequestEntry[]
-  /** How many requests the sandbox keeps (in memory only). */
+  /** How many requests the sandbox keeps at most (in memory only). */
   capacity: number
+  /** How many bytes (as JSON) the entries kept take at most. */
+  maxBytes: number
   oldestSeq: number
   latestSeq: number
 }
@@ -349,9 +351,16 @@ export class SandboxClient {
 
   /**
    * Follows the request log as requests are answered: first the entries kept after `after`, then each new one.
+   * When `onEvent` returns a promise nothing more is read until it settles: the sandbox then waits for this reader,
+   * and says with a `gap` what its log let go meanwhile. `onOpen` runs once the stream is open.
    * Resolves with why it ended once it was open; rejects with SandboxUnreachableError when it cannot be opened.
    */
-  followRequests(filter: RequestFilter & { after?: number }, onEvent: (event: RequestLogEvent) => void, signal?: AbortSignal): Promise<FollowEnd> {
+  followRequests(
+    filter: RequestFilter & { after?: number },
+    onEvent: (event: RequestLogEvent) => void | Promise<void>,
+    options: { signal?: AbortSignal; onOpen?: () => void } = {},
+  ): Promise<FollowEnd> {
+    const { signal } = options
     const query = filterQuery(filter)
     if (filter.after !== undefined) query.set('after', String(filter.after))
     const target = new URL(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, this.base)
@@ -371,21 +380,53 @@ export class SandboxClient {
           return
         }
         open = true
+        options.onOpen?.()
         res.setEncoding('utf8')
         let buffer = ''
-        res.on('data', (chunk: string) => {
-          buffer += chunk
-          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+        let busy: Promise<void> | undefined
+        let closed = false
+        // Once the stream is gone and what came before is taken in, this says why it ended.
+        const settle = (): void => {
+          if (closed && !busy) resolve(signal?.aborted ? 'aborted' : stopped ? 'stopped' : 'ended')
+        }
+        // Hands on each whole event in order; waits, with the response paused, while the caller takes one in.
+        const take = (): void => {
+          for (let end = buffer.indexOf('\n\n'); end !== -1 && !busy; end = buffer.indexOf('\n\n')) {
             const event = readEvent(buffer.slice(0, end))
             buffer = buffer.slice(end + 2)
-            if (event?.name === 'request') onEvent({ type: 'request', entry: event.data as RequestEntry })
-            else if (event?.name === 'gap') onEvent({ type: 'gap', ...(event.data as { from: number; to: number }) })
+            let taken: void | Promise<void> = undefined
+            if (event?.name === 'request') taken = onEvent({ type: 'request', entry: event.data as RequestEntry })
+            else if (event?.name === 'gap') taken = onEvent({ type: 'gap', ...(event.data as { from: number; to: number }) })
             else if (event?.name === 'shutdown') stopped = true
+            if (taken) {
+              res.pause()
+              busy = taken.then(
+                () => {
+                  busy = undefined
+                  res.resume()
+                  take()
+                  settle()
+                },
+                () => {
+                  busy = undefined
+                  buffer = ''
+                  res.destroy()
+                  settle()
+                },
+              )
+            }
           }
+        }
+        res.on('data', (chunk: string) => {
+          buffer += chunk
+          take()
         })
         // However the open stream ends (its end, a reset, an abort), this says why.
         res.on('error', () => {})
-        res.on('close', () => resolve(signal?.aborted ? 'aborted' : stopped ? 'stopped' : 'ended'))
+        res.on('close', () => {
+          closed = true
+          settle()
+        })
       })
       r.on('error', (e: NodeJS.ErrnoException) => {
         if (signal?.aborted) resolve('aborted')

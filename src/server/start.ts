@@ -26,7 +26,7 @@ import type { SandboxInfo } from './info.js'
 import { callbackRoutes } from './routes/callbacks.js'
 import { telegramPlugin } from '../telegram/plugin.js'
 import { inspectorPlugin } from '../inspector/plugin.js'
-import { RequestLog } from '../inspector/request-log.js'
+import { RequestLog, type RequestLogLimits } from '../inspector/request-log.js'
 import { type TelegramOptions, TelegramService } from '../telegram/service.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
@@ -84,6 +84,8 @@ export interface StartOptions {
    * as an import would: whole, or not at all (then the start fails and the data file is as it was).
    */
   seed?: ExportImage
+  /** How many requests, and how many bytes of them, the request log keeps (default: the last 1,000, at most 4 MB). */
+  requestLog?: Partial<RequestLogLimits>
 }
 
 export interface RunningSandbox {
@@ -128,6 +130,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const now = (): Date => sandboxClock.now()
   const policy = resolvePolicy(options.callbacks)
   const allowedHosts = resolveAllowedHosts(options.allowedHosts, host)
+  const requests = new RequestLog(options.requestLog)
   const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
   // Node refuses a headers timeout longer than the request's.
   const headersMs = Math.min(options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs, requestMs || Infinity)
@@ -164,7 +167,6 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const expiry = options.paymentTtlMs !== undefined ? new ExpiryWatch(service, sandboxClock, options.paymentTtlMs) : undefined
   if (expiry) service.onPaymentChanged(expiry)
   const telegram = new TelegramService(store, { ...options.telegram, now })
-  const requests = new RequestLog()
   let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
   const app = await buildApp({
     service,
