@@ -1,5 +1,5 @@
 import type { Change } from './state.js'
-import { DataFileError } from './errors.js'
+import { DataFileError, fsProblem } from './errors.js'
 import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'
 import { LineReader } from './lines.js'
@@ -47,7 +47,7 @@ export async function readJournal(
       on.header(undefined)
       return { header: undefined, records: 0, lastSeq: 0, tornBytes: 0 }
     }
-    throw new DataFileError(`cannot read journal ${path}: ${(error as Error).message}`)
+    throw new DataFileError(`cannot read journal ${path}: ${fsProblem(error)}`)
   }
   const reader = new LineReader(handle)
   let header: JournalHeader | undefined

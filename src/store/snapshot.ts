@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Adapter } from 'lowdb'
 import type { ClockRecord, Delivery, Merchant, Payment, VerifyJournal } from '../domain/types.js'
 import { TELEGRAM_LISTS, type TelegramImage } from '../telegram/records.js'
-import { DataFileError } from './errors.js'
+import { DataFileError, fsProblem } from './errors.js'
 import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'
 import { LineReader } from './lines.js'
@@ -70,7 +70,7 @@ export class SnapshotFile implements Adapter<SnapshotData> {
       handle = await this.fs.open(this.path, 'r')
     } catch (error) {
       if (isMissing(error)) return null
-      throw new DataFileError(`cannot read data file ${this.path}: ${(error as Error).message}`)
+      throw new DataFileError(`cannot read data file ${this.path}: ${fsProblem(error)}`)
     }
     let data: unknown
     try {

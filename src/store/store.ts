@@ -2,7 +2,7 @@ import { basename, join } from 'node:path'
 import { Low } from 'lowdb'
 import { SandboxError } from '../domain/outcomes.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
-import { DataFileError } from './errors.js'
+import { DataFileError, fsProblem } from './errors.js'
 import { isMissing, nodeFs, type StoreFs } from './fs.js'
 import { dirOf, syncDir } from './fsutil.js'
 import { type Durability, JOURNAL_FORMAT, type JournalHeader, JournalWriter, readJournal } from './journal.js'
@@ -122,7 +122,7 @@ export class Store {
   static async open(options: StoreOptions): Promise<{ store: Store; report: OpenReport }> {
     const fs = options.fs ?? nodeFs
     await fs.mkdir(dirOf(options.file), { recursive: true }).catch((error: Error) => {
-      throw new DataFileError(`cannot create the folder of data file ${options.file}: ${error.message}`)
+      throw new DataFileError(`cannot create the folder of data file ${options.file}: ${fsProblem(error)}`)
     })
     let file: string
     try {
@@ -180,20 +180,20 @@ export class Store {
     if (created || journalsToFold || snapshot.store === undefined) {
       // Fold the journals into a fresh snapshot before accepting requests.
       await this.writeSnapshot(this.durable.fullImage(), seq).catch((error: Error) => {
-        throw new DataFileError(`cannot write data file ${this.file} (${error.message}); it was left as it was`)
+        throw new DataFileError(`cannot write data file ${this.file}, so it was left as it was: ${fsProblem(error)}`)
       })
       try {
         const handle = await this.fs.open(this.journalPath, 'w')
         await handle.close()
         await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
       } catch (error) {
-        throw new DataFileError(`cannot empty journal ${this.journalPath} after saving it in ${this.file}: ${(error as Error).message}`)
+        throw new DataFileError(`cannot empty journal ${this.journalPath} after saving it in ${this.file}: ${fsProblem(error)}`)
       }
     }
     try {
       this.journal = await JournalWriter.open(this.fs, this.journalPath, this.header(), this.durability)
     } catch (error) {
-      throw new DataFileError(`cannot write journal ${this.journalPath}: ${(error as Error).message}`)
+      throw new DataFileError(`cannot write journal ${this.journalPath}: ${fsProblem(error)}`)
     }
     return { created, replayed, tornBytes, removedTemps }
   }
@@ -511,6 +511,24 @@ export class Store {
       const handle = await this.fs.open(this.journalPath, 'w')
       await handle.close()
       await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
+    } finally {
+      this.lock.release()
+    }
+  }
+
+  /**
+   * Lets go of the data file without writing it: for a start that failed once the file was open. Every change
+   * acknowledged so far is on disk already; the lock is released, so the next start is not told the file is in use.
+   */
+  async release(): Promise<void> {
+    if (this.closed) return
+    await this.flush().catch(() => {})
+    this.closed = true
+    clearTimeout(this.observationTimer)
+    try {
+      await this.journal.close()
+    } catch {
+      // closing a handle we only give up
     } finally {
       this.lock.release()
     }

@@ -208,3 +208,30 @@ describe('reading back what was written', () => {
     await again.close()
   })
 })
+
+describe('a start the disk or the descriptors refuse', () => {
+  const rows: Array<{ name: string; faults: Faults; message: (file: string) => string }> = [
+    {
+      name: 'the data file cannot be written (ENOSPC): the disk is full, and what to do',
+      faults: { write: (path) => (path.includes('.tmp-') ? 0 : undefined) },
+      message: (file) => `cannot write data file ${file}, so it was left as it was: the disk is full (ENOSPC): free some space on it, or start on another disk with --data <file>`,
+    },
+    {
+      name: 'the journal cannot be opened (EMFILE): too many open files, and how to raise the limit',
+      faults: {
+        open: (path, flags) => {
+          if (isJournal(path) && flags === 'a') throw errno('EMFILE', 'too many open files')
+        },
+      },
+      message: (file) => `cannot write journal ${file}.journal: too many open files (EMFILE): raise the limit of open files, e.g. \`ulimit -n 1024\`, and start again`,
+    },
+  ]
+  for (const row of rows) {
+    test(`${row.name}; the lock is let go`, async () => {
+      const dir = await tempDir()
+      const file = join(dir, 'data.json')
+      await expect(Store.open({ file, fs: faultyFs(row.faults) })).rejects.toThrow(row.message(file))
+      expect(await readdir(dir)).not.toContain('data.json.lock')
+    })
+  }
+})
