@@ -1,6 +1,7 @@
 import { basename, join } from 'node:path'
 import { Low } from 'lowdb'
 import { SandboxError } from '../domain/outcomes.js'
+import { journalRecordProblem } from '../domain/record-schema.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import { DataFileError, fsProblem } from './errors.js'
 import { isMissing, nodeFs, type StoreFs } from './fs.js'
@@ -322,7 +323,7 @@ export class Store {
    * instant before it is written loses it, and a write that fails drops it. Readers see it once it is written.
    */
   observeVerify(entry: VerifyEntry): void {
-    if (this.closed) return
+    if (this.closed || journalRecordProblem({ s: this.seq + 1, k: 'verify', v: entry }) !== undefined) return
     // Past the bound, the older half goes at once (cutting one at a time would copy the list on every call).
     if (this.observations.length >= OBSERVATIONS_MAX) this.observations.splice(0, OBSERVATIONS_MAX / 2)
     this.observations.push({ k: 'verify', v: entry })
@@ -345,6 +346,11 @@ export class Store {
 
   private commit(change: Change): Promise<void> {
     if (this.closed) return Promise.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
+    // What the next start would refuse is never written: the change fails instead (an import is checked whole before).
+    if (change.k !== 'replace') {
+      const problem = journalRecordProblem({ s: this.seq + 1, ...change })
+      if (problem !== undefined) return Promise.reject(new Error(`refused to save a record the sandbox could not read back: ${problem}`))
+    }
     const seq = ++this.seq
     this.pending.noted(seq, change)
     // What was observed of the records a reset or import removes is of no use any more.

@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import type { Payment } from '../../src/domain/types.js'
-import { payment } from './records.js'
+import { payment, trackIdOf } from './records.js'
 import { Store } from '../../src/store/store.js'
 import { tempDir } from '../helpers.js'
 import { errno, type Faults, faultyFs, gate } from './faulty-fs.js'
@@ -28,15 +28,15 @@ describe('durable before visible', () => {
     faults.sync = (path) => (isJournal(path) ? slow.wait() : undefined)
     const paid = store.putPayment({ ...payment(1, 'paid'), refNumber: '100000000001' })
     while (!slow.waiting()) await turn()
-    expect(store.getPayment('track-1')?.status).toBe('pending')
+    expect(store.getPayment(trackIdOf(1))?.status).toBe('pending')
     expect(store.listPayments({ status: 'paid' })).toEqual([])
     expect(store.exportImage().payments[0]?.status).toBe('pending')
     expect(store.hasRefNumber('100000000001')).toBe(false)
-    expect(store.latest.getPayment('track-1')?.status).toBe('paid')
+    expect(store.latest.getPayment(trackIdOf(1))?.status).toBe('paid')
     expect(store.latest.hasRefNumber('100000000001')).toBe(true)
     slow.open()
     await paid
-    expect(store.getPayment('track-1')?.status).toBe('paid')
+    expect(store.getPayment(trackIdOf(1))?.status).toBe('paid')
     await store.close()
   })
 
@@ -60,8 +60,8 @@ describe('durable before visible', () => {
     expect(await first).toMatchObject({ name: 'SandboxError', kind: 'storageUnavailable' })
     expect(await second).toMatchObject({ kind: 'storageUnavailable' })
     for (const view of [store, store.latest]) {
-      expect(view.getPayment('track-1')?.status).toBe('pending')
-      expect(view.getPayment('track-2')).toBeUndefined()
+      expect(view.getPayment(trackIdOf(1))?.status).toBe('pending')
+      expect(view.getPayment(trackIdOf(2))).toBeUndefined()
       expect(view.hasRefNumber('100000000001')).toBe(false)
     }
     // The next write tries the disk again.
@@ -69,8 +69,8 @@ describe('durable before visible', () => {
     await store.putPayment(payment(3))
     const again = await reopen(file)
     expect(again.listPayments().map((p) => [p.trackId, p.status])).toEqual([
-      ['track-1', 'pending'],
-      ['track-3', 'pending'],
+      [trackIdOf(1), 'pending'],
+      [trackIdOf(3), 'pending'],
     ])
     await again.close()
   })
@@ -95,9 +95,9 @@ describe('durable before visible', () => {
     for (const r of refused) expect(await r).toMatchObject({ kind: 'storageUnavailable' })
     await store.flush()
     const snapshot = JSON.parse(await readFile(file, 'utf8')) as { payments: Payment[] }
-    expect(snapshot.payments.map((p) => p.trackId)).toEqual(['track-1'])
+    expect(snapshot.payments.map((p) => p.trackId)).toEqual([trackIdOf(1)])
     const again = await reopen(file)
-    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1'])
+    expect(again.listPayments().map((p) => p.trackId)).toEqual([trackIdOf(1)])
     await again.close()
   })
 })
@@ -116,9 +116,9 @@ describe('a journal that fails', () => {
     faults.write = undefined
     await store.putPayment(payment(4))
     const journal = await readFile(`${file}.journal`, 'utf8')
-    expect(journal).not.toContain('track-2')
+    expect(journal).not.toContain(trackIdOf(2))
     const again = await reopen(file)
-    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1', 'track-4'])
+    expect(again.listPayments().map((p) => p.trackId)).toEqual([trackIdOf(1), trackIdOf(4)])
     await again.close()
   })
 
@@ -139,7 +139,7 @@ describe('a journal that fails', () => {
     expect(await settle(store.putPayment(payment(3)))).toMatchObject({ kind: 'storageUnavailable' })
     await store.putPayment(payment(4))
     const again = await reopen(file)
-    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1', 'track-4'])
+    expect(again.listPayments().map((p) => p.trackId)).toEqual([trackIdOf(1), trackIdOf(4)])
     await again.close()
   })
 
