@@ -4,6 +4,7 @@ import { DEFAULT_URL, SandboxApiError, SandboxClient, SandboxUnreachableError } 
 import { forTerminal, inertJson } from '../domain/display.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
 import { Styled } from './format.js'
+import { outOfDescriptorsMessage } from './open-files.js'
 import { sandboxUrl } from './sandbox-url.js'
 import { fromParseError, type OclifParseError, usage } from './usage.js'
 
@@ -25,6 +26,9 @@ export abstract class PayCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
   }
+
+  /** The exit code when the command cannot run at all for want of file descriptors: 7 for the commands that start a server. */
+  protected readonly outOfDescriptorsExit: ExitCodeValue = ExitCode.error
 
   private _client: SandboxClient | undefined
 
@@ -128,7 +132,7 @@ export abstract class PayCommand extends Command {
     // Refused while parsing (an invalid flag): the arguments were read, so oclif's "did not parse" warning, meant
     // for commands that never call parse, would only add noise under NODE_ENV=development.
     this.parsed = true
-    const failure = toPayError(err, `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim())
+    const failure = toPayError(err, `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim(), this.outOfDescriptorsExit)
     process.exitCode = failure.exit
     if (this.jsonEnabled()) {
       this.logJson({ error: { code: failure.code, message: failure.message, exit: failure.exit } })
@@ -183,8 +187,10 @@ export function writeFailure(message: string, options: { multiline?: boolean; su
   process.stderr.write(`${lines.join('\n')}\n`)
 }
 
-function toPayError(err: Error & { oclif?: { exit?: number } }, command: string): PayError {
+function toPayError(err: Error & { oclif?: { exit?: number } }, command: string, outOfDescriptorsExit: ExitCodeValue): PayError {
   if (err instanceof PayError) return err
+  const code = (err as NodeJS.ErrnoException).code
+  if (code === 'EMFILE' || code === 'ENFILE') return new PayError(outOfDescriptorsMessage(code, `to run ${command}`), outOfDescriptorsExit)
   if (err instanceof SandboxUnreachableError) return new PayError(err.message, ExitCode.unreachable, { code: 'unreachable' })
   if (err instanceof SandboxApiError) return new PayError(err.message, ExitCode.rejected, { code: err.code })
   if (err instanceof Errors.CLIError || err.oclif) {
