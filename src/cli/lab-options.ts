@@ -1,7 +1,7 @@
 import type { CallbackFaults } from '../callbacks/dispatcher.js'
 import type { ChainOptions } from '../chain/service.js'
 import { formatDuration, MAX_DURATION_MS, readDuration } from '../domain/duration.js'
-import { formatCallbackMode, parseCallbackMode } from '../domain/fault.js'
+import { formatCallbackMode, parseCallbackMode, writeCallbackMode } from '../domain/fault.js'
 import { MAX_CONFIRMATIONS } from '../domain/payment.js'
 
 /** What `pay sandbox start` sets up for rehearsing unhappy paths: callback faults, expiry, confirmations. */
@@ -67,7 +67,7 @@ export function labOptions(flags: LabFlags, randomSeed: () => number = () => Mat
 export function labArgs(options: LabOptions): string[] {
   const args: string[] = []
   const { callbackFaults: faults, chain } = options
-  if (faults?.mode) args.push('--callback-mode', faults.mode.mode === 'delay' ? `delay=${faults.mode.delayMs}ms` : formatCallbackMode(faults.mode))
+  if (faults?.mode) args.push('--callback-mode', writeCallbackMode(faults.mode))
   if (faults?.chaos) args.push('--callback-chaos', String(faults.chaos.rate), '--seed', String(faults.chaos.seed))
   if (options.paymentTtlMs !== undefined) args.push('--payment-ttl', `${options.paymentTtlMs}ms`)
   if (chain?.confirmations !== undefined) args.push('--confirmations', String(chain.confirmations))

@@ -13,6 +13,7 @@ import { SandboxClock } from '../clock/sandbox-clock.js'
 import { ClockService } from '../clock/service.js'
 import { ExpiryWatch } from '../service/expiry.js'
 import { MAX_DURATION_MS } from '../domain/duration.js'
+import { waitAskedBy } from '../domain/fault.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError, DESCRIPTOR_ADVICE, isOutOfDescriptors } from '../store/errors.js'
@@ -280,7 +281,8 @@ function checkDurations(options: StartOptions): void {
   within('paymentTtlMs', options.paymentTtlMs)
   within('chain.blockTimeMs', options.chain?.blockTimeMs)
   const mode = options.callbackFaults?.mode
-  within('callbackFaults.mode.delayMs', mode?.mode === 'delay' ? mode.delayMs : undefined)
+  const wait = mode ? waitAskedBy(mode) : undefined
+  if (wait) within(`callbackFaults.mode.${wait.field}`, wait.ms as number)
 }
 
 /** The option checked, plus the listening host when it is a name: whoever listens there expects to be reached by it. */
