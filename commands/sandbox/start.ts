@@ -5,6 +5,7 @@ import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, line, paint } from '../../src/cli/format.js'
 import { forTerminal, inertJson } from '../../src/domain/display.js'
+import { CALLBACK_MODE_RULE, CHAOS_NAMES } from '../../src/domain/fault.js'
 
 export interface StartResult {
   url: string
@@ -79,11 +80,11 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
       description: 'write an export file of the state when the sandbox stops (Ctrl-C, SIGTERM, pay sandbox stop); a failed write is exit 1',
     }),
     'callback-mode': Flags.string({
-      description: 'what to do with every notification no simulate asked a mode for: send, drop, delay=<d>, duplicate=<n>, reorder [default: send]',
+      description: `what to do with every notification no simulate asked a mode for: ${CALLBACK_MODE_RULE} [default: send]`,
       env: 'PAY_SANDBOX_CALLBACK_MODE',
     }),
     'callback-chaos': Flags.string({
-      description: 'play a fault (drop, delay, duplicate, reorder) on this share of notifications, from 0 to 1, picked by a seeded generator',
+      description: `play a fault (${CHAOS_NAMES.join(', ')}) on this share of notifications, from 0 to 1, picked by a seeded generator`,
       env: 'PAY_SANDBOX_CALLBACK_CHAOS',
     }),
     seed: Flags.integer({ description: 'seed of --callback-chaos: the same seed and the same notifications in the same order get the same faults [default: random, printed]', env: 'PAY_SANDBOX_SEED', min: 0, max: 2 ** 31 - 1 }),

@@ -1,5 +1,6 @@
 import { isFinal } from '../domain/payment.js'
 import type { Payment } from '../domain/types.js'
+import { CALLBACK_MODE_CHOICES } from '../domain/fault.js'
 import { isRoundedForDisplay } from '../domain/amount.js'
 import {
   ASSETS,
@@ -119,14 +120,7 @@ ${
 }
 
 /** Notification modes offered on the page: the value goes to the simulate body's `callback`. */
-const NOTIFICATION_CHOICES: ReadonlyArray<readonly [string, string]> = [
-  ['', 'as the sandbox is set'],
-  ['send', 'send it'],
-  ['drop', 'drop it (lost on the way)'],
-  ['delay=30s', 'delay it 30 s (sandbox clock)'],
-  ['duplicate=2', 'send it twice'],
-  ['reorder', 'hold it until the next one (out of order)'],
-]
+const NOTIFICATION_CHOICES: ReadonlyArray<readonly [string, string]> = [['', 'as the sandbox is set'], ...CALLBACK_MODE_CHOICES]
 
 function controls(payment: Payment): SafeHtml {
   const pending = payment.status === 'pending'

@@ -126,7 +126,7 @@ export interface SimulateInput {
   outcome: Outcome
   amount?: number
   asset?: string
-  /** What to do with the notification: send, drop, delay=<d>, duplicate=<n>, reorder (default: the sandbox's mode). */
+  /** What to do with the notification: a callback mode, e.g. `drop` or `delay=30s` (default: the sandbox's mode). */
   callback?: string
 }
 

@@ -1,6 +1,6 @@
 import { CHECK_IDS } from '../audit/rules.js'
 import { CLOCK_LATEST } from '../domain/clock-range.js'
-import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
+import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE, FAULT_EXAMPLES } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
 import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
 import { SCENARIO_VERSION } from './types.js'
@@ -286,7 +286,7 @@ const simulateStep = {
           type: 'string',
           pattern: CALLBACK_MODE_PATTERN,
           errorMessage: `must be ${CALLBACK_MODE_RULE}`,
-          examples: ['drop', 'delay=30s', 'duplicate=2', 'reorder'],
+          examples: [...FAULT_EXAMPLES],
         },
       },
       examples: [{ payment: 'order', outcome: 'paid' }, { payment: 'order', outcome: 'paid', callback: 'drop' }, { trackId: '${link.trackId}', outcome: 'paid' }],

@@ -91,7 +91,7 @@ export type SimulateStep = StepBase &
     outcome: Outcome
     amount?: Json
     asset?: Json
-    /** The notification's callback mode (drop, delay=…, duplicate=…, reorder, send). */
+    /** The notification's callback mode, as typed (`drop`, `delay=30s`: src/domain/fault.ts). */
     callback?: string
     expect: { status: PaymentStatus } | { error: string }
   }

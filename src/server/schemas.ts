@@ -102,7 +102,7 @@ export const idParams = {
   required: ['id'],
 } as const
 
-/** What to do with the notification of a change: send, drop, delay=<d>, duplicate=<n>, reorder. */
+/** What to do with the notification of a change: a callback mode (src/domain/fault.ts). */
 export const callbackModeSchema = {
   type: 'string',
   maxLength: 40,
