@@ -220,6 +220,11 @@ export const healthResponse = {
     pid: { type: 'integer' },
     startedAt: { type: 'string' },
     clock: { type: 'object', additionalProperties: true, description: 'the sandbox clock, as GET /_sandbox/clock answers it' },
+    settings: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'what the sandbox runs with: its start options once defaults are filled in (host, port, dataFile, durability, allowedHosts, callbacks, callbackFaults, paymentTtlMs, chain, quiet, files)',
+    },
     counts: {
       type: 'object',
       properties: { merchants: { type: 'integer' }, payments: { type: 'integer' }, deliveries: { type: 'integer' } },
