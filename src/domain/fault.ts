@@ -207,12 +207,26 @@ export function namesWith(trait: 'lost' | 'held'): string {
   return names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? '')
 }
 
+/** Each argument's field as recorded, with its schema; two modes may share a field only with the same schema. */
+function recordedFields(): Record<string, object> {
+  const fields: Record<string, object> = {}
+  for (const row of FAULT_ROWS) {
+    if (!('arg' in row) || !row.arg) continue
+    const known = fields[row.arg.field]
+    if (known && JSON.stringify(known) !== JSON.stringify(row.arg.schema)) {
+      throw new Error(`callback modes that keep ${row.arg.field} must bound it alike; give ${row.name} a field of its own`)
+    }
+    fields[row.arg.field] = row.arg.schema
+  }
+  return fields
+}
+
 /** The schema of a fault as recorded on a delivery (export files, the data file, API documents). */
 export const deliveryFaultSchema = {
   type: 'object',
   properties: {
     mode: { type: 'string', enum: [...FAULT_NAMES] },
-    ...Object.fromEntries(FAULT_ROWS.flatMap((r) => ('arg' in r && r.arg ? [[r.arg.field, r.arg.schema]] : []))),
+    ...recordedFields(),
     reason: { type: 'string', minLength: 1, maxLength: 100 },
   } as Record<keyof DeliveryFault, object>,
   required: ['mode', 'reason'],
