@@ -1,5 +1,5 @@
 import { MAX_DURATION_MS } from './duration.js'
-import { defineModes, durationArg, integerArg, type ModeArg, type ModeLike, type ModeText, type ModeValue, modeWith, plainMode } from './mode-table.js'
+import { defineModes, durationArg, integerArg, type ModeArg, type ModeLike, type ModeRow, type ModeText, type ModeValue, modeWith, plainMode } from './mode-table.js'
 import { SandboxError } from './outcomes.js'
 
 /**
@@ -95,14 +95,19 @@ export type DeliveryFault = { mode: FaultName } & { [K in ArgField]?: number } &
 
 export const CALLBACK_MODE_NAMES = CALLBACK_MODES.names
 
-const isFault = (row: CallbackModeRow): row is FaultRow => 'effect' in row && row.effect !== undefined
-const FAULT_ROWS = CALLBACK_MODES.rows.filter(isFault)
+/** A row as the code that walks the table sees it: every field it may have, whichever a row sets. */
+type AnyRow = ModeRow<CallbackModeName> & CallbackModeExtras
+type AnyFaultRow = AnyRow & { name: FaultName; effect: FaultEffect }
+const ROWS: readonly AnyRow[] = CALLBACK_MODES.rows
+const isFault = (row: AnyRow | undefined): row is AnyFaultRow => row?.effect !== undefined
+const FAULT_ROWS = ROWS.filter(isFault)
+const rowOf = (name: string): AnyRow | undefined => CALLBACK_MODES.row(name)
 
 /** The names of the modes recorded as faults: `drop`, `delay`, `duplicate`, `reorder`. */
 export const FAULT_NAMES: readonly FaultName[] = FAULT_ROWS.map((r) => r.name)
 
 /** The faults as a FAULT column shows them: `drop, delay=…, duplicate=…, reorder`. */
-export const FAULT_FORMS = FAULT_ROWS.map((r) => ('arg' in r && r.arg ? `${r.name}=…` : r.name)).join(', ')
+export const FAULT_FORMS = FAULT_ROWS.map((r) => (r.arg ? `${r.name}=…` : r.name)).join(', ')
 
 /** The modes chaos picks from, in the order its generator counts them. */
 export const CHAOS_NAMES: readonly FaultName[] = FAULT_ROWS.filter((r) => r.chaos !== undefined).map((r) => r.name)
@@ -120,7 +125,7 @@ export const CALLBACK_MODE_HELP = CALLBACK_MODES.rows.map((r) => `${CALLBACK_MOD
 export const FAULT_EXAMPLES: readonly string[] = FAULT_ROWS.map((r) => r.example)
 
 /** The checkout page's choices: each mode's example as the value, its words as the label. */
-export const CALLBACK_MODE_CHOICES: ReadonlyArray<readonly [string, string]> = CALLBACK_MODES.rows.map((r) => [r.example, r.choice] as const)
+export const CALLBACK_MODE_CHOICES: ReadonlyArray<readonly [string, string]> = ROWS.map((r) => [r.example, r.choice] as const)
 
 /** The mode a text names, or what is wrong with it. */
 export function parseCallbackMode(text: string): { mode: CallbackMode } | { problem: string } {
@@ -147,8 +152,7 @@ export function writeCallbackMode(mode: CallbackMode): string {
 
 /** The fault recorded on a delivery for a mode (none for a mode that plays none: send). */
 export function faultOf(mode: CallbackMode, reason: string): DeliveryFault | undefined {
-  const row = CALLBACK_MODES.row(mode.mode)
-  if (!row || !isFault(row)) return undefined
+  if (!isFault(rowOf(mode.mode))) return undefined
   return { ...(mode as DeliveryFault), reason }
 }
 
@@ -165,9 +169,9 @@ export interface DeliveryPlan {
 const NO_FAULT: DeliveryPlan = Object.freeze({ lost: false, held: false, waitMs: 0, copies: 1 })
 
 export function planOf(fault: CallbackMode | DeliveryFault | undefined): DeliveryPlan {
-  const row = fault === undefined ? undefined : CALLBACK_MODES.row(fault.mode)
-  if (!row || !isFault(row)) return NO_FAULT
-  const effect: FaultEffect = row.effect
+  const row = fault === undefined ? undefined : rowOf(fault.mode)
+  if (!isFault(row)) return NO_FAULT
+  const effect = row.effect
   const recorded = fault as unknown as Partial<Record<string, unknown>>
   const wait = effect.waitMs?.(recorded)
   const copies = effect.copies?.(recorded)
@@ -185,15 +189,15 @@ export function planOf(fault: CallbackMode | DeliveryFault | undefined): Deliver
  */
 export function heldForever(mode: CallbackMode, outcome: string): string | undefined {
   if (!planOf(mode).held) return undefined
-  const late = FAULT_ROWS.find((r) => (r.effect as FaultEffect).waitMs !== undefined)
-  return `callback mode ${formatCallbackMode(mode)} holds a notification back until the payment's next one, and a ${outcome} payment has no next one${late ? `; use ${CALLBACK_MODES.usage(late)} to make it late` : ''}`
+  const late = FAULT_ROWS.find((r) => r.effect.waitMs !== undefined)
+  return `callback mode ${formatCallbackMode(mode)} holds a notification back until the payment's next one, and a ${outcome} payment has no next one${late ? `; use ${CALLBACK_MODES.usage(late as CallbackModeRow)} to make it late` : ''}`
 }
 
 /** The wait a mode given in code asks for before the first attempt, unchecked, and the field it is in; for checking it. */
 export function waitAskedBy(mode: CallbackMode): { field: string; ms: unknown } | undefined {
-  const row = CALLBACK_MODES.row(mode.mode)
-  if (!row || !isFault(row) || !(row.effect as FaultEffect).waitMs) return undefined
-  return { field: 'arg' in row && row.arg ? row.arg.field : 'mode', ms: (row.effect as FaultEffect).waitMs!(mode as unknown as Record<string, unknown>) }
+  const row = rowOf(mode.mode)
+  if (!isFault(row) || !row.effect.waitMs) return undefined
+  return { field: row.arg ? row.arg.field : 'mode', ms: row.effect.waitMs(mode as unknown as Record<string, unknown>) }
 }
 
 /** How many times a delivery is sent before retries count: `copies` of a duplicate, else 1. */
@@ -203,7 +207,7 @@ export function copiesOf(delivery: { fault?: DeliveryFault }): number {
 
 /** The names of the modes whose effect has the trait, for messages: `drop`. */
 export function namesWith(trait: 'lost' | 'held'): string {
-  const names = FAULT_ROWS.filter((r) => (r.effect as FaultEffect)[trait] === true).map((r) => r.name)
+  const names = FAULT_ROWS.filter((r) => r.effect[trait] === true).map((r) => r.name)
   return names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? '')
 }
 
@@ -211,7 +215,7 @@ export function namesWith(trait: 'lost' | 'held'): string {
 function recordedFields(): Record<string, object> {
   const fields: Record<string, object> = {}
   for (const row of FAULT_ROWS) {
-    if (!('arg' in row) || !row.arg) continue
+    if (!row.arg) continue
     const known = fields[row.arg.field]
     if (known && JSON.stringify(known) !== JSON.stringify(row.arg.schema)) {
       throw new Error(`callback modes that keep ${row.arg.field} must bound it alike; give ${row.name} a field of its own`)
@@ -270,9 +274,8 @@ export function chaosPick(random: () => number, rate: number, final: boolean): C
   const kind = random()
   const detail = random()
   if (roll >= rate) return { mode: 'send' }
-  const rows = FAULT_ROWS.filter((r) => r.chaos !== undefined && !(final && (r.effect as FaultEffect).held))
+  const rows = FAULT_ROWS.filter((r) => r.chaos !== undefined && !(final && r.effect.held))
   const row = pick(rows, kind)
-  const chaos = row.chaos as true | ((roll: number) => unknown)
-  if (chaos === true || !('arg' in row) || !row.arg) return { mode: row.name } as CallbackMode
-  return { mode: row.name, [row.arg.field]: chaos(detail) } as CallbackMode
+  if (row.chaos === true || row.chaos === undefined || !row.arg) return { mode: row.name } as CallbackMode
+  return { mode: row.name, [row.arg.field]: row.chaos(detail) } as CallbackMode
 }
