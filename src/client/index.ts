@@ -4,7 +4,7 @@ import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types
 import type { Outcome } from '../domain/payment.js'
 import type { VerifyBody } from '../domain/validate.js'
 import type { CreateBody } from '../service/sandbox.js'
-import type { SandboxInfo } from '../server/info.js'
+import type { SandboxInfo } from '../http/info.js'
 import type { ExportFile } from '../domain/transfer.js'
 import type { ImportResult, ResetResult } from '../service/transfer.js'
 import type { ChatBot, ChatMessage, ChatPress } from '../telegram/views.js'

@@ -2,7 +2,7 @@
 
 import type { RequestErrorKind } from '../domain/outcomes.js'
 import { paymentStatuses } from '../domain/payment.js'
-import { GUARD_REFUSALS, json, media, noQuery, replies, trackIdParams } from '../server/schemas.js'
+import { GUARD_REFUSALS, json, media, noQuery, replies, trackIdParams } from '../http/schemas.js'
 import { PAYMENTS_SHOWN, SEARCH_MAX } from './payment-query.js'
 import { requestFilterProperties } from './request-filter.js'
 import { KEPT_BYTES, REQUEST_LOG_LIMITS } from './request-log.js'

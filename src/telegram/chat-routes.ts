@@ -7,7 +7,7 @@ import { CHAT_STYLES, chatPage } from './chat-page.js'
 import { DEFAULT_CHAT_ID } from './messages.js'
 import type { TelegramService } from './service.js'
 import type { ChatBot, ChatMessage } from './views.js'
-import { GUARD_REFUSALS, json, media, noQuery, replies } from '../server/schemas.js'
+import { GUARD_REFUSALS, json, media, noQuery, replies } from '../http/schemas.js'
 
 const chatRef = {
   bot: { type: 'string', minLength: 1, maxLength: 200 },

@@ -11,8 +11,8 @@ import { isFinal, type Outcome, outcomes } from '../../domain/payment.js'
 import type { Payment } from '../../domain/types.js'
 import type { ExpiryWatch } from '../../service/expiry.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
-import { callbackModeSchema, GUARD_REFUSALS, json, media, noQuery, replies } from '../schemas.js'
-import { type EventStream, EventStreams } from '../sse.js'
+import { callbackModeSchema, GUARD_REFUSALS, json, media, noQuery, replies } from '../../http/schemas.js'
+import { type EventStream, EventStreams } from '../../http/sse.js'
 
 const tags = ['Checkout page']
 
