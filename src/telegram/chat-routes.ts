@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
-import { pageHeaders } from '../checkout/layout.js'
+import { pageHeaders } from '../pages/layout.js'
 import { SandboxError } from '../domain/outcomes.js'
 import type { BotRecord, MessageRecord } from '../domain/telegram-records.js'
 import { CHAT_STYLES, chatPage } from './chat-page.js'

@@ -1,6 +1,6 @@
 import { paymentStatuses } from '../../domain/payment.js'
 import type { Delivery, Merchant, Payment, PaymentStatus } from '../../domain/types.js'
-import { html } from '../../checkout/html.js'
+import { html } from '../../pages/html.js'
 import type { RequestEntry } from '../request-log.js'
 import { inspectorPage, type SiteLinks } from './parts.js'
 import { paymentsSection } from './payments.js'

@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from '../../checkout/html.js'
+import { html, type SafeHtml } from '../../pages/html.js'
 import { filterQuery, type RequestFilter } from '../request-filter.js'
 import { type CutField, KEPT_BYTES, type RequestEntry } from '../request-log.js'
 import { cell, inspectorPage, paymentHref, type SiteLinks, statusClass } from './parts.js'

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ASSET_CODES } from '../../checkout/assets.js'
 import { checkoutPage, notFoundPage } from '../../checkout/checkout-page.js'
-import { pageHeaders } from '../../checkout/layout.js'
+import { pageHeaders } from '../../pages/layout.js'
 import { checkoutStatus } from '../../checkout/status.js'
 import type { ChainService } from '../../chain/service.js'
 import type { SandboxClock } from '../../clock/sandbox-clock.js'
