@@ -1,7 +1,7 @@
 import { paymentStatuses } from '../../domain/payment.js'
 import type { Delivery, Merchant, Payment, PaymentStatus } from '../../domain/types.js'
 import { html } from '../../pages/html.js'
-import type { RequestEntry } from '../request-log.js'
+import type { RequestEntry } from '../request-entry.js'
 import { inspectorPage, type SiteLinks } from './parts.js'
 import { paymentsSection } from './payments.js'
 import { requestsSection } from './requests.js'

@@ -5,7 +5,7 @@ import type { VerifyBody } from '../../domain/validate.js'
 import { html, type SafeHtml } from '../../pages/html.js'
 import { STATUS_LABEL } from '../../checkout/status.js'
 import type { VerifyCalls } from '../lab.js'
-import type { RequestEntry } from '../request-log.js'
+import type { RequestEntry } from '../request-entry.js'
 import { requestRows } from './requests.js'
 import { cell, inspectorPage, paidOtherAmount, type SiteLinks, statusBadge, time, usd } from './parts.js'
 
