@@ -5,7 +5,7 @@ import { forTerminal, inertJson } from '../domain/display.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
 import { Styled } from './format.js'
 import { sandboxUrl } from './sandbox-url.js'
-import { fromParseError, type OclifParseError, usage } from './usage.js'
+import { type CommandFacts, fromParseError, missingArguments, missingFlag, type OclifParseError, usage } from './usage.js'
 
 type Output = { [name: string]: unknown }
 
@@ -102,20 +102,39 @@ export abstract class PayCommand extends Command {
     return Boolean(process.stdin.isTTY && process.stderr.isTTY && !process.env.CI)
   }
 
-  /** A required value: the flag's, else asked for at a terminal, else a usage error naming the flag. */
+  /** This command as usage errors point to it: `pay payment create`, its flags and its examples. */
+  protected facts(): CommandFacts {
+    const ctor = this.ctor
+    return {
+      command: `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim(),
+      flags: (ctor.flags ?? {}) as CommandFacts['flags'],
+      examples: (ctor.examples ?? []) as CommandFacts['examples'],
+    }
+  }
+
+  /** A required value: the flag's, else asked for at a terminal, else a usage error naming the flag (with an example). */
   protected async required(flag: string, value: string | undefined, message: string): Promise<string> {
     if (value !== undefined && value !== '') return value
-    if (!this.canPrompt()) throw usage(`missing required flag --${flag}`)
+    if (!this.canPrompt()) throw missingFlag(flag, this.facts())
     const { input } = await import('@inquirer/prompts')
     return input({ message, required: true }, { output: process.stderr })
   }
 
-  /** A required choice: the flag's, else picked from a list at a terminal, else a usage error naming the flag. */
+  /** A required choice: the flag's, else picked from a list at a terminal, else a usage error naming the flag (with an example). */
   protected async requiredChoice<T extends string>(flag: string, value: string | undefined, message: string, choices: readonly T[]): Promise<T> {
     if (value !== undefined && value !== '') return value as T
-    if (!this.canPrompt()) {
-      throw usage(`missing required flag --${flag} (one of ${choices.join(', ')})`)
-    }
+    if (!this.canPrompt()) throw missingFlag(flag, this.facts())
+    const { select } = await import('@inquirer/prompts')
+    return select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, { output: process.stderr })
+  }
+
+  /**
+   * An argument with fixed choices, as typed (the caller checks it), else picked from a list at a terminal, else a
+   * usage error naming it (with an example).
+   */
+  protected async requiredArgumentChoice<T extends string>(arg: string, value: string | undefined, message: string, choices: readonly T[]): Promise<T | string> {
+    if (value !== undefined) return value
+    if (!this.canPrompt()) throw missingArguments([{ name: arg, ...(this.ctor.args?.[arg] ?? {}) }], this.facts())
     const { select } = await import('@inquirer/prompts')
     return select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, { output: process.stderr })
   }
@@ -128,7 +147,7 @@ export abstract class PayCommand extends Command {
     // Refused while parsing (an invalid flag): the arguments were read, so oclif's "did not parse" warning, meant
     // for commands that never call parse, would only add noise under NODE_ENV=development.
     this.parsed = true
-    const failure = toPayError(err, `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim())
+    const failure = toPayError(err, this.facts())
     process.exitCode = failure.exit
     if (this.jsonEnabled()) {
       this.logJson({ error: { code: failure.code, message: failure.message, exit: failure.exit } })
@@ -183,7 +202,7 @@ export function writeFailure(message: string, options: { multiline?: boolean; su
   process.stderr.write(`${lines.join('\n')}\n`)
 }
 
-function toPayError(err: Error & { oclif?: { exit?: number } }, command: string): PayError {
+function toPayError(err: Error & { oclif?: { exit?: number } }, command: CommandFacts): PayError {
   if (err instanceof PayError) return err
   if (err instanceof SandboxUnreachableError) return new PayError(err.message, ExitCode.unreachable, { code: 'unreachable' })
   if (err instanceof SandboxApiError) return new PayError(err.message, ExitCode.rejected, { code: err.code })
