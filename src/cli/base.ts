@@ -4,6 +4,7 @@ import { DEFAULT_URL, SandboxApiError, SandboxClient, SandboxUnreachableError } 
 import { forTerminal, inertJson } from '../domain/display.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
 import { Styled } from './format.js'
+import { type Progress, progress } from './progress.js'
 import { sandboxUrl } from './sandbox-url.js'
 import { type CommandFacts, fromParseError, missingArguments, missingFlag, type OclifParseError, usage } from './usage.js'
 
@@ -84,11 +85,30 @@ export abstract class PayCommand extends Command {
     throw usage(`--${flag} ${why}`)
   }
 
+  private spinner: Progress | undefined
+
+  /**
+   * Shows that long work is going on: a spinner with `text` on stderr, at a terminal only and never with --json.
+   * Calling it again changes the text. Whatever the command prints clears it first; it ends with the command.
+   */
+  protected working(text: string): void {
+    if (this.spinner) this.spinner.update(text)
+    else this.spinner = progress(text, { json: this.jsonEnabled() })
+  }
+
+  /** Ends the spinner of `working`. */
+  protected doneWorking(): void {
+    this.spinner?.stop()
+    this.spinner = undefined
+  }
+
   override log(message: string | Styled = ''): void {
+    this.spinner?.clear()
     super.log(message instanceof Styled ? message.text : forTerminal(message))
   }
 
   override logToStderr(message: string | Styled = ''): void {
+    this.spinner?.clear()
     super.logToStderr(message instanceof Styled ? message.text : forTerminal(message))
   }
 
@@ -147,6 +167,7 @@ export abstract class PayCommand extends Command {
     // Refused while parsing (an invalid flag): the arguments were read, so oclif's "did not parse" warning, meant
     // for commands that never call parse, would only add noise under NODE_ENV=development.
     this.parsed = true
+    this.doneWorking()
     const failure = toPayError(err, this.facts())
     process.exitCode = failure.exit
     if (this.jsonEnabled()) {
@@ -160,11 +181,13 @@ export abstract class PayCommand extends Command {
    * the message goes to stderr and the exit code is set, while `run()` returns the result for stdout.
    */
   protected failWithResult(message: string, exit: ExitCodeValue): void {
+    this.doneWorking()
     process.exitCode = exit
     writeFailure(message)
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {
+    this.doneWorking()
     this._client?.close()
     await super.finally(err)
   }
