@@ -37,6 +37,14 @@ export type RequestLogEvent =
   /** Entries from..to were let go by the log before they could be sent. */
   | { type: 'gap'; from: number; to: number }
 
+/** What the sandbox's change stream says: a payment or a callback delivery as it is now (once durable), or that merchants or everything changed. */
+export type ChangeEvent =
+  | { type: 'payment'; created: boolean; payment: Payment }
+  | { type: 'delivery'; delivery: Delivery }
+  | { type: 'merchant' }
+  /** A reset or an import: everything may have changed. */
+  | { type: 'reset' }
+
 /**
  * Why following the request log ended: the sandbox said it was stopping, the caller aborted, or the stream
  * ended without a word (the sandbox dropped a reader that fell behind; following again resumes).
@@ -354,7 +362,36 @@ export class SandboxClient {
   followRequests(filter: RequestFilter & { after?: number }, onEvent: (event: RequestLogEvent) => void, signal?: AbortSignal): Promise<FollowEnd> {
     const query = filterQuery(filter)
     if (filter.after !== undefined) query.set('after', String(filter.after))
-    const target = new URL(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, this.base)
+    return this.follow(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, signal, (name, data) => {
+      if (name === 'request') onEvent({ type: 'request', entry: data as RequestEntry })
+      else if (name === 'gap') onEvent({ type: 'gap', ...(data as { from: number; to: number }) })
+    })
+  }
+
+  /**
+   * Follows payments and callback deliveries (of one payment, given `trackId`) as each change becomes durable: every
+   * change made after `onOpen` has run is seen. Resolves with why it ended once it was open; rejects with
+   * SandboxUnreachableError when it cannot be opened.
+   */
+  followChanges(filter: { trackId?: string }, onEvent: (event: ChangeEvent) => void, options: { signal?: AbortSignal; onOpen?: () => void } = {}): Promise<FollowEnd> {
+    const query = new URLSearchParams()
+    if (filter.trackId !== undefined) query.set('trackId', filter.trackId)
+    const path = `/_sandbox/events${query.size > 0 ? `?${query}` : ''}`
+    return this.follow(
+      path,
+      options.signal,
+      (name, data) => {
+        if (name === 'payment') onEvent({ type: 'payment', ...(data as { created: boolean; payment: Payment }) })
+        else if (name === 'delivery') onEvent({ type: 'delivery', ...(data as { delivery: Delivery }) })
+        else if (name === 'merchant' || name === 'reset') onEvent({ type: name })
+      },
+      options.onOpen,
+    )
+  }
+
+  /** An event stream: each event's name and JSON data to `onEvent` until it ends; `shutdown` says the sandbox is stopping. */
+  private follow(path: string, signal: AbortSignal | undefined, onEvent: (name: string, data: unknown) => void, onOpen?: () => void): Promise<FollowEnd> {
+    const target = new URL(path, this.base)
     return new Promise((resolve, reject) => {
       let stopped = false
       let open = false
@@ -378,14 +415,14 @@ export class SandboxClient {
           for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
             const event = readEvent(buffer.slice(0, end))
             buffer = buffer.slice(end + 2)
-            if (event?.name === 'request') onEvent({ type: 'request', entry: event.data as RequestEntry })
-            else if (event?.name === 'gap') onEvent({ type: 'gap', ...(event.data as { from: number; to: number }) })
-            else if (event?.name === 'shutdown') stopped = true
+            if (event?.name === 'shutdown') stopped = true
+            else if (event) onEvent(event.name, event.data)
           }
         })
         // However the open stream ends (its end, a reset, an abort), this says why.
         res.on('error', () => {})
         res.on('close', () => resolve(signal?.aborted ? 'aborted' : stopped ? 'stopped' : 'ended'))
+        onOpen?.()
       })
       r.on('error', (e: NodeJS.ErrnoException) => {
         if (signal?.aborted) resolve('aborted')

@@ -23,6 +23,7 @@ describe('a missing required flag or argument, not at a terminal: exit 2 with wh
     [['payment', 'create', '--amount', '5'], 'missing required flag --callback-url — URL that receives the callback', 'pay payment create --amount 25.5 --callback-url http://localhost:3000/callback', 'pay payment create'],
     [['payment', 'simulate', 'Xq2w7Zb1Vh0Kc9LmN3pR4s'], 'missing required flag --outcome (one of paid, unfinalized, failed, expired) — what the customer does', 'pay payment simulate Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid', 'pay payment simulate'],
     [['payment', 'verify'], 'missing required argument trackId — trackId returned by create', 'pay payment verify Xq2w7Zb1Vh0Kc9LmN3pR4s', 'pay payment verify'],
+    [['trigger'], 'missing required argument outcome — what the customer does: paid, unfinalized, failed, expired', 'pay trigger paid --callback-url http://localhost:3000/callback', 'pay trigger'],
     [['clock', 'set'], 'missing required argument time — an ISO 8601 date', 'pay clock set 2030-01-31T12:00:00Z', 'pay clock set'],
   ])('pay %j', async (args, message, example, command) => {
     const r = await pay([...args, ...nowhere])
