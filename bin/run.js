@@ -11,6 +11,16 @@ try {
   // no manifest, no build info, or a read-only install: nothing to check
 }
 
-// The bundle's own copy of oclif: the one its commands were built with.
-const { execute } = await import('../dist/bundle/cli.js')
-await execute({ dir: import.meta.url })
+// The bundle's own copy of oclif: the one its commands were built with. Node loads its pieces all at once: with
+// few file descriptors (`ulimit -n`) that alone can fail, before any command can say so itself.
+let cli
+try {
+  cli = await import('../dist/bundle/cli.js')
+} catch (error) {
+  if (error?.code !== 'EMFILE' && error?.code !== 'ENFILE') throw error
+  process.stderr.write(`Error: too many open files (${error.code}) to load pay; raise the limit of open files, e.g. \`ulimit -n 1024\`, and run it again\n`)
+  // 7 (could not start) for the commands that start a server, as their own failures to start are; else 1.
+  const starting = ['sandbox start', 'sandbox exec', 'callback listen'].includes(process.argv.slice(2, 4).join(' '))
+  process.exit(starting ? 7 : 1)
+}
+await cli.execute({ dir: import.meta.url })

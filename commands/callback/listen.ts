@@ -11,6 +11,7 @@ export interface ListenResult {
 }
 
 export default class CallbackListen extends PayCommand {
+  protected override readonly outOfDescriptorsExit = ExitCode.startFailed
   static override summary = 'Receive callbacks on this machine and print each one'
   static override description = `Runs a local endpoint for the sandbox's callbacks: use the printed URL as callbackUrl (any path is accepted). Each request is printed (method, path, headers, body) and answered 200, or --status, to rehearse a failing endpoint and watch the sandbox retry.
 With --forward-to, each request is also relayed to your own endpoint (same method, headers except hop-by-hop ones, and body bytes) and its answer is printed; the sandbox then gets your endpoint's status (and the first 2 KB of its body), or 502 when it could not be reached. --status, when given, is answered instead.

@@ -3,9 +3,10 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { clockFields } from '../../src/cli/clock.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { CLOCK_LATEST } from '../../src/domain/clock-range.js'
 import { readDuration } from '../../src/domain/duration.js'
 import { line, paint } from '../../src/cli/format.js'
-import type { ClockChange } from '../../src/client/index.js'
+import { SandboxApiError, type ClockChange } from '../../src/client/index.js'
 
 export default class ClockAdvance extends ClientCommand {
   static override summary = 'Move the sandbox clock forward, firing what becomes due'
@@ -18,7 +19,7 @@ export default class ClockAdvance extends ClientCommand {
   ]
 
   static override args = {
-    duration: Args.string({ description: 'how far: 500ms, 30s, 15m, 2h, or a bare number of seconds (at most 24h; pay clock set goes further)', required: true }),
+    duration: Args.string({ description: `how far: 500ms, 30s, 15m, 2h, or a bare number of seconds (at most 24h; pay clock set goes further); the clock goes no later than ${CLOCK_LATEST}`, required: true }),
   }
 
   async run(): Promise<ClockChange> {
@@ -26,7 +27,14 @@ export default class ClockAdvance extends ClientCommand {
     const read = readDuration('the duration argument', args.duration, { min: 1 })
     if ('problem' in read) this.fail(read.problem, ExitCode.usage, { code: 'usage' })
     const { ms } = read
-    const change = await this.client(flags.url).advanceClock(ms)
+    let change: ClockChange
+    try {
+      change = await this.client(flags.url).advanceClock(ms)
+    } catch (error) {
+      // Only an advance past the latest time the clock goes to is refused: the argument asks too much.
+      if (error instanceof SandboxApiError && error.code === 'invalid_field') this.fail(error.message, ExitCode.usage, { code: 'usage' })
+      throw error
+    }
     this.log(line`${paint(chalk.green, '✔')} Clock advanced by ${args.duration}`)
     this.log(clockFields(change.clock, change.fired))
     return change

@@ -1,11 +1,13 @@
 import { Flags } from '@oclif/core'
 import { PayCommand } from '../../src/cli/base.js'
+import { ExitCode } from '../../src/cli/exit-codes.js'
 import { usage } from '../../src/cli/usage.js'
 import SandboxStart from './start.js'
 
 const { detach: _detach, quiet: _quiet, port: _port, data: _data, ...serveFlags } = SandboxStart.flags
 
 export default class SandboxExec extends PayCommand {
+  protected override readonly outOfDescriptorsExit = ExitCode.startFailed
   static override summary = 'Run a command against a fresh sandbox, then stop it and exit with the command\'s code'
   static override description = `Starts a sandbox on a free port with a temporary data file (or --data), runs the command after -- with PAY_SANDBOX_URL and PAY_MERCHANT_KEY set, then stops the sandbox (saving its state; --export-on-exit writes it to a file) and exits with the command's exit code (128+n when a signal ended it, as shells do). The command's input and output pass through; Ctrl-C and SIGTERM are passed on to it. The command runs as given, not through a shell: use -- sh -c '…' for pipes and &&.
 The sandbox's request log is off; --log <file> writes it, with the sandbox's other messages, to a file. --json (before --) makes this command's own errors JSON on stdout; the command's output stays its own. Exit 127 when the command is not found, 7 when the sandbox cannot start; when the command succeeded but the state could not be saved or exported, 1.`

@@ -14,6 +14,7 @@ export interface StartResult {
 }
 
 export default class SandboxStart extends PayCommand {
+  protected override readonly outOfDescriptorsExit = ExitCode.startFailed
   static override summary = 'Run the sandbox server in the foreground'
   static override description = `Serves the spec API (/api/v1), checkout pages (/pay/<trackId>), the inspector (/) and the control API (/_sandbox) on one port, keeping state in a JSON data file. Prints one line per request. Ctrl-C, SIGTERM or \`pay sandbox stop\` finishes in-flight requests, writes the full state to the data file and exits 0. With --detach it runs in the background, logging to <data file>.log.
 Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT, else the host and port of PAY_SANDBOX_URL (the address every other command talks to), else 127.0.0.1:8787.`

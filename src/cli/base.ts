@@ -4,6 +4,7 @@ import { DEFAULT_URL, SandboxApiError, SandboxClient, SandboxUnreachableError } 
 import { forTerminal, inertJson } from '../domain/display.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
 import { Styled } from './format.js'
+import { outOfDescriptorsMessage } from './open-files.js'
 import { type Progress, progress } from './progress.js'
 import { sandboxUrl } from './sandbox-url.js'
 import { type CommandFacts, fromParseError, missingArguments, missingFlag, type OclifParseError, usage } from './usage.js'
@@ -26,6 +27,9 @@ export abstract class PayCommand extends Command {
       helpGroup: 'GLOBAL',
     }),
   }
+
+  /** The exit code when the command cannot run at all for want of file descriptors: 7 for the commands that start a server. */
+  protected readonly outOfDescriptorsExit: ExitCodeValue = ExitCode.error
 
   private _client: SandboxClient | undefined
 
@@ -168,7 +172,7 @@ export abstract class PayCommand extends Command {
     // for commands that never call parse, would only add noise under NODE_ENV=development.
     this.parsed = true
     this.doneWorking()
-    const failure = toPayError(err, this.facts())
+    const failure = toPayError(err, this.facts(), this.outOfDescriptorsExit)
     process.exitCode = failure.exit
     if (this.jsonEnabled()) {
       this.logJson({ error: { code: failure.code, message: failure.message, exit: failure.exit } })
@@ -225,8 +229,10 @@ export function writeFailure(message: string, options: { multiline?: boolean; su
   process.stderr.write(`${lines.join('\n')}\n`)
 }
 
-function toPayError(err: Error & { oclif?: { exit?: number } }, command: CommandFacts): PayError {
+function toPayError(err: Error & { oclif?: { exit?: number } }, command: CommandFacts, outOfDescriptorsExit: ExitCodeValue): PayError {
   if (err instanceof PayError) return err
+  const code = (err as NodeJS.ErrnoException).code
+  if (code === 'EMFILE' || code === 'ENFILE') return new PayError(outOfDescriptorsMessage(code, `to run ${command.command}`), outOfDescriptorsExit)
   if (err instanceof SandboxUnreachableError) return new PayError(err.message, ExitCode.unreachable, { code: 'unreachable' })
   if (err instanceof SandboxApiError) return new PayError(err.message, ExitCode.rejected, { code: err.code })
   if (err instanceof Errors.CLIError || err.oclif) {

@@ -8,6 +8,7 @@ import { type ExportFile, type ExportImage, exportFileText } from '../domain/tra
 import type { RunningSandbox } from '../server/start.js'
 import { ExitCode, PayError } from './exit-codes.js'
 import { checkImportFile } from './import-file.js'
+import { outOfDescriptorsMessage } from './open-files.js'
 import { type LabFlags, type LabOptions, labOptions } from './lab-options.js'
 import { usage } from './usage.js'
 
@@ -127,8 +128,16 @@ export function installLastResort(): void {
   })
 }
 
-/** The start failures a person can act on (data file, port, a package not built) as exit 7; anything else is rethrown. */
+/**
+ * The start failures a person can act on (data file, port, too few file descriptors, a package not built) as exit 7;
+ * anything else is rethrown.
+ */
 export async function startFailure(error: unknown): Promise<never> {
+  // Checked first: out of descriptors, the imports below may fail too.
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    throw new PayError(outOfDescriptorsMessage(code, 'to start the sandbox'), ExitCode.startFailed)
+  }
   const { ListenError } = await import('../server/start.js')
   const { DataFileError } = await import('../store/errors.js')
   const { PageScriptMissingError } = await import('../checkout/page-scripts.js')

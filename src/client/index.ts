@@ -25,8 +25,10 @@ export type { RequestEntry, RequestFilter }
 /** A page of the request log: entries oldest first, and where the log stands. */
 export interface RequestLogPage {
   requests: RequestEntry[]
-  /** How many requests the sandbox keeps (in memory only). */
+  /** How many requests the sandbox keeps at most (in memory only). */
   capacity: number
+  /** How many bytes (as JSON) the entries kept take at most. */
+  maxBytes: number
   oldestSeq: number
   latestSeq: number
 }
@@ -357,14 +359,21 @@ export class SandboxClient {
 
   /**
    * Follows the request log as requests are answered: first the entries kept after `after`, then each new one.
+   * When `onEvent` returns a promise nothing more is read until it settles: the sandbox then waits for this reader,
+   * and says with a `gap` what its log let go meanwhile. `onOpen` runs once the stream is open.
    * Resolves with why it ended once it was open; rejects with SandboxUnreachableError when it cannot be opened.
    */
-  followRequests(filter: RequestFilter & { after?: number }, onEvent: (event: RequestLogEvent) => void, signal?: AbortSignal): Promise<FollowEnd> {
+  followRequests(
+    filter: RequestFilter & { after?: number },
+    onEvent: (event: RequestLogEvent) => void | Promise<void>,
+    options: { signal?: AbortSignal; onOpen?: () => void } = {},
+  ): Promise<FollowEnd> {
     const query = filterQuery(filter)
     if (filter.after !== undefined) query.set('after', String(filter.after))
-    return this.follow(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, signal, (name, data) => {
-      if (name === 'request') onEvent({ type: 'request', entry: data as RequestEntry })
-      else if (name === 'gap') onEvent({ type: 'gap', ...(data as { from: number; to: number }) })
+    return this.follow(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, options, (name, data) => {
+      if (name === 'request') return onEvent({ type: 'request', entry: data as RequestEntry })
+      if (name === 'gap') return onEvent({ type: 'gap', ...(data as { from: number; to: number }) })
+      return undefined
     })
   }
 
@@ -376,21 +385,23 @@ export class SandboxClient {
   followChanges(filter: { trackId?: string }, onEvent: (event: ChangeEvent) => void, options: { signal?: AbortSignal; onOpen?: () => void } = {}): Promise<FollowEnd> {
     const query = new URLSearchParams()
     if (filter.trackId !== undefined) query.set('trackId', filter.trackId)
-    const path = `/_sandbox/events${query.size > 0 ? `?${query}` : ''}`
-    return this.follow(
-      path,
-      options.signal,
-      (name, data) => {
-        if (name === 'payment') onEvent({ type: 'payment', ...(data as { created: boolean; payment: Payment }) })
-        else if (name === 'delivery') onEvent({ type: 'delivery', ...(data as { delivery: Delivery }) })
-        else if (name === 'merchant' || name === 'reset') onEvent({ type: name })
-      },
-      options.onOpen,
-    )
+    return this.follow(`/_sandbox/events${query.size > 0 ? `?${query}` : ''}`, options, (name, data) => {
+      if (name === 'payment') onEvent({ type: 'payment', ...(data as { created: boolean; payment: Payment }) })
+      else if (name === 'delivery') onEvent({ type: 'delivery', ...(data as { delivery: Delivery }) })
+      else if (name === 'merchant' || name === 'reset') onEvent({ type: name })
+    })
   }
 
-  /** An event stream: each event's name and JSON data to `onEvent` until it ends; `shutdown` says the sandbox is stopping. */
-  private follow(path: string, signal: AbortSignal | undefined, onEvent: (name: string, data: unknown) => void, onOpen?: () => void): Promise<FollowEnd> {
+  /**
+   * An event stream: each event's name and JSON data to `onEvent`, in order, until it ends (`shutdown`: the sandbox
+   * is stopping). When `onEvent` returns a promise, nothing more is read until it settles; a rejected one ends it.
+   */
+  private follow(
+    path: string,
+    options: { signal?: AbortSignal; onOpen?: () => void },
+    onEvent: (name: string, data: unknown) => void | Promise<void>,
+  ): Promise<FollowEnd> {
+    const { signal } = options
     const target = new URL(path, this.base)
     return new Promise((resolve, reject) => {
       let stopped = false
@@ -408,21 +419,52 @@ export class SandboxClient {
           return
         }
         open = true
+        options.onOpen?.()
         res.setEncoding('utf8')
         let buffer = ''
-        res.on('data', (chunk: string) => {
-          buffer += chunk
-          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+        let busy: Promise<void> | undefined
+        let closed = false
+        // Once the stream is gone and what came before is taken in, this says why it ended.
+        const settle = (): void => {
+          if (closed && !busy) resolve(signal?.aborted ? 'aborted' : stopped ? 'stopped' : 'ended')
+        }
+        // Hands on each whole event in order; waits, with the response paused, while the caller takes one in.
+        const take = (): void => {
+          for (let end = buffer.indexOf('\n\n'); end !== -1 && !busy; end = buffer.indexOf('\n\n')) {
             const event = readEvent(buffer.slice(0, end))
             buffer = buffer.slice(end + 2)
+            let taken: void | Promise<void> = undefined
             if (event?.name === 'shutdown') stopped = true
-            else if (event) onEvent(event.name, event.data)
+            else if (event) taken = onEvent(event.name, event.data)
+            if (taken) {
+              res.pause()
+              busy = taken.then(
+                () => {
+                  busy = undefined
+                  res.resume()
+                  take()
+                  settle()
+                },
+                () => {
+                  busy = undefined
+                  buffer = ''
+                  res.destroy()
+                  settle()
+                },
+              )
+            }
           }
+        }
+        res.on('data', (chunk: string) => {
+          buffer += chunk
+          take()
         })
         // However the open stream ends (its end, a reset, an abort), this says why.
         res.on('error', () => {})
-        res.on('close', () => resolve(signal?.aborted ? 'aborted' : stopped ? 'stopped' : 'ended'))
-        onOpen?.()
+        res.on('close', () => {
+          closed = true
+          settle()
+        })
       })
       r.on('error', (e: NodeJS.ErrnoException) => {
         if (signal?.aborted) resolve('aborted')

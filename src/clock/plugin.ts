@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { CLOCK_LATEST } from '../domain/clock-range.js'
 import { MAX_DURATION_MS } from '../domain/duration.js'
 import { emptyBody, json, noQuery, replies } from '../server/schemas.js'
 import type { ClockService } from './service.js'
@@ -30,14 +31,14 @@ const clockChange = {
 
 const advanceBody = {
   type: 'object',
-  properties: { ms: { type: 'integer', minimum: 1, maximum: MAX_DURATION_MS, description: 'How far to move the clock forward, in ms.' } },
+  properties: { ms: { type: 'integer', minimum: 1, maximum: MAX_DURATION_MS, description: `How far to move the clock forward, in ms; the clock goes no later than ${CLOCK_LATEST}.` } },
   required: ['ms'],
   additionalProperties: false,
 } as const
 
 const setBody = {
   type: 'object',
-  properties: { time: { type: 'string', minLength: 1, maxLength: 100, description: 'The time to move to (ISO 8601); never earlier than the sandbox time.' } },
+  properties: { time: { type: 'string', minLength: 1, maxLength: 100, description: `The time to move to (ISO 8601); never earlier than the sandbox time, never later than ${CLOCK_LATEST}.` } },
   required: ['time'],
   additionalProperties: false,
 } as const
@@ -72,7 +73,7 @@ export function clockPlugin(clock: ClockService) {
       {
         schema: {
           tags,
-          summary: 'Move the clock to a time, never earlier than its own',
+          summary: `Move the clock to a time, never earlier than its own, at most ${CLOCK_LATEST}`,
           body: setBody,
           response: replies('POST', { 200: json('the clock moved, and how many timers fired', clockChange) }, ['invalidBody', 'invalidField', 'storageUnavailable']),
         },

@@ -1,3 +1,5 @@
+import { CLOCK_LATEST, CLOCK_LATEST_MS, CLOCK_RANGE } from '../domain/clock-range.js'
+import { formatDuration } from '../domain/duration.js'
 import type { ClockRecord } from '../domain/types.js'
 import { TimerHeap, type TimerEntry, type TimerTask } from './timers.js'
 
@@ -57,7 +59,8 @@ export interface ClockMove {
  * Time is real time plus an offset that only grows (`advance`, `set`): the clock never goes back. `reset`
  * removes the offset, and the time then stands still until real time catches up with it. Real time is the wall
  * clock read once at start and moved on by the monotonic clock, so setting the computer's clock back changes
- * nothing here; every stamp is also at least the one before it.
+ * nothing here; every stamp is also at least the one before it. The time goes no later than CLOCK_LATEST: a move
+ * past it is refused, and the time stands still once it gets there.
  *
  * Timers wait on their own monotonic time, moved forward by the same jumps: a retry due in 5 s fires 5 s later
  * in real time, or at once when the clock is advanced past it. A reset does not stop them: their waits go on.
@@ -102,7 +105,7 @@ export class SandboxClock {
   }
 
   nowMs(): number {
-    const t = this.pinned ? this.pinned.stamp : Math.max(this.hold, this.realTime() + this.offset)
+    const t = Math.min(this.pinned ? this.pinned.stamp : Math.max(this.hold, this.realTime() + this.offset), CLOCK_LATEST_MS)
     if (t > this.last) this.last = t
     return this.last
   }
@@ -134,14 +137,24 @@ export class SandboxClock {
 
   // ── moves: worked out, saved by the owner, then applied ───────────────
 
-  /** The move to `ms` milliseconds from now. */
+  /** The move to `ms` milliseconds from now; a RangeError when that is past CLOCK_LATEST. */
   advanceBy(ms: number): ClockMove {
-    return this.moveTo(this.nowMs() + ms)
+    const now = this.nowMs()
+    if (now + ms > CLOCK_LATEST_MS) {
+      throw new RangeError(
+        `the sandbox clock goes no later than ${CLOCK_LATEST}: it is at ${new Date(now).toISOString()}, and ${formatDuration(ms)} more would pass that`,
+      )
+    }
+    return this.moveTo(now + ms)
   }
 
-  /** The move to `time`; a RangeError when it is earlier than the sandbox's time (the clock never goes back). */
-  setTo(time: number): ClockMove {
+  /**
+   * The move to `time`; a RangeError when it is earlier than the sandbox's time (the clock never goes back) or
+   * later than CLOCK_LATEST. `text` is the time as asked, for the message.
+   */
+  setTo(time: number, text = String(time)): ClockMove {
     const now = this.nowMs()
+    if (time > CLOCK_LATEST_MS) throw new RangeError(`the sandbox clock can be set ${CLOCK_RANGE} (got ${text})`)
     if (time < now) {
       throw new RangeError(
         `${new Date(time).toISOString()} is before the sandbox clock's time ${new Date(now).toISOString()}; the clock only moves forward (pay clock reset goes back to real time once real time catches up)`,

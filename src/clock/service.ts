@@ -1,5 +1,6 @@
 import { SandboxError } from '../domain/outcomes.js'
 import { brief } from '../domain/brief.js'
+import { CLOCK_RANGE } from '../domain/clock-range.js'
 import type { Store } from '../store/store.js'
 import type { ClockMove, ClockView, SandboxClock } from './sandbox-clock.js'
 
@@ -25,21 +26,18 @@ export class ClockService {
     return this.clock.view()
   }
 
+  /** By `ms`; 400 when that would take the clock past CLOCK_LATEST. */
   advance(ms: number): Promise<ClockChange> {
-    return this.move(() => this.clock.advanceBy(ms))
+    return this.move(() => refused(() => this.clock.advanceBy(ms)))
   }
 
-  /** To `time` (ISO 8601); 400 naming it when it is before the sandbox's time. */
+  /** To `time` (ISO 8601); 400 naming it when it is before the sandbox's time or past CLOCK_LATEST. */
   set(time: string): Promise<ClockChange> {
     const ms = Date.parse(time)
-    if (!Number.isFinite(ms)) throw new SandboxError('invalidField', `time must be an ISO 8601 date and time, e.g. 2030-01-31T12:00:00Z (got ${brief(time)})`)
-    return this.move(() => {
-      try {
-        return this.clock.setTo(ms)
-      } catch (error) {
-        throw new SandboxError('invalidField', (error as Error).message)
-      }
-    })
+    if (!Number.isFinite(ms)) {
+      throw new SandboxError('invalidField', `time must be an ISO 8601 date and time ${CLOCK_RANGE}, e.g. 2030-01-31T12:00:00Z (got ${brief(time)})`)
+    }
+    return this.move(() => refused(() => this.clock.setTo(ms, brief(time))))
   }
 
   reset(): Promise<ClockChange> {
@@ -55,5 +53,15 @@ export class ClockService {
     })
     this.tail = run.catch(() => {})
     return run
+  }
+}
+
+/** A move the clock refuses (RangeError: out of its range) is a 400 naming the field. */
+function refused(plan: () => ClockMove): ClockMove {
+  try {
+    return plan()
+  } catch (error) {
+    if (error instanceof RangeError) throw new SandboxError('invalidField', error.message)
+    throw error
   }
 }

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Format, type ValidateFunction } from 'ajv'
 import { CALLBACK_EVENT, deliveryStates, EXCERPT_BYTES, MAX_RETRIES, notifiedStatuses, type Notification, REPLAY_URL_MAX } from './callback.js'
 import { isDeliveryId, isRefNumber, isTrackId } from './ids.js'
 import { brief } from './brief.js'
+import { CLOCK_LATEST, CLOCK_LATEST_MS } from './clock-range.js'
 import { MAX_DURATION_MS } from './duration.js'
 import { MAX_COPIES } from './fault.js'
 import { isMerchantKey, isStoredMerchantName, MERCHANT_KEY_RULE, MERCHANT_NAME_MAX } from './merchant.js'
@@ -18,6 +19,23 @@ import { charLength, isHeaderName, isHeaderValue, isTimestamp, isValidUrl, LIMIT
 export const EXPORT_FORMAT = 'pay-sandbox-export'
 export const EXPORT_VERSION = 1
 
+/**
+ * A rule whose answer is kept for the last few thousand values: a data file's payments repeat a few callback
+ * URLs, and parsing a URL is the costliest check a record has.
+ */
+function remembered(rule: (value: string) => boolean): (value: string) => boolean {
+  const known = new Map<string, boolean>()
+  return (value) => {
+    let answer = known.get(value)
+    if (answer === undefined) {
+      if (known.size >= 4096) known.clear()
+      answer = rule(value)
+      known.set(value, answer)
+    }
+    return answer
+  }
+}
+
 /** Each format names one shared rule and says it in words for messages. */
 const formats = {
   amount: { type: 'number', validate: (v: number) => isValidAmount(v), says: AMOUNT_RULE },
@@ -33,26 +51,36 @@ const formats = {
   },
   'callback-url': {
     type: 'string',
-    validate: (v: string) => isValidUrl(v, LIMITS.callbackUrl),
+    validate: remembered((v) => isValidUrl(v, LIMITS.callbackUrl)),
     says: `an absolute http or https URL without white space, at most ${LIMITS.callbackUrl} characters`,
   },
   'return-url': {
     type: 'string',
-    validate: (v: string) => isValidUrl(v, LIMITS.returnUrl),
+    validate: remembered((v) => isValidUrl(v, LIMITS.returnUrl)),
     says: `an absolute http or https URL without white space, at most ${LIMITS.returnUrl} characters`,
   },
   'delivery-url': {
     type: 'string',
-    validate: (v: string) => isValidUrl(v, REPLAY_URL_MAX),
+    validate: remembered((v) => isValidUrl(v, REPLAY_URL_MAX)),
     says: `an absolute http or https URL without white space, at most ${REPLAY_URL_MAX} characters`,
   },
   'header-name': { type: 'string', validate: isHeaderName, says: "an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)" },
   'header-value': { type: 'string', validate: isHeaderValue, says: 'safe in an HTTP header: visible ASCII, spaces and tabs only' },
+  'clock-offset': {
+    type: 'number',
+    validate: (v: number) => v >= 0 && v <= CLOCK_LATEST_MS,
+    says: `an offset from 0 to ${CLOCK_LATEST_MS} ms: the sandbox clock goes no later than ${CLOCK_LATEST}`,
+  },
+  'clock-time': {
+    type: 'string',
+    validate: (v: string) => isTimestamp(v) && v <= CLOCK_LATEST,
+    says: `a time as the sandbox writes it, no later than ${CLOCK_LATEST}`,
+  },
 } as const
 type FormatName = keyof typeof formats
 
 /** Keys of T, each required once: a field added to a record type without a rule here fails to compile. */
-type FieldsOf<T> = { [K in keyof Required<T>]: object }
+export type FieldsOf<T> = { [K in keyof Required<T>]: object }
 
 const str = (format: FormatName) => ({ type: 'string', format }) as const
 const timestamp = str('timestamp')
@@ -247,13 +275,27 @@ export function exportValidator(part: Part): ValidateFunction {
 
 /** The Ajv that knows the file's schema and formats. */
 export function exportAjv(): Ajv {
-  if (!ajv) {
-    // The schema is checked against the JSON Schema meta-schema by a test rather than at every first import.
-    ajv = new Ajv({ allErrors: true, verbose: true, strict: true, validateSchema: false })
-    for (const [name, f] of Object.entries(formats)) ajv.addFormat(name, { type: f.type, validate: f.validate } as Format)
-    ajv.addSchema(exportFileSchema)
-  }
+  ajv ??= schemaAjv({ messages: true })
   return ajv
+}
+
+/**
+ * A new Ajv that knows the file's schema and formats. For `messages`, it finds every error and keeps the data
+ * each is about, for describeError; otherwise it stops at the first, which is what a check of many records
+ * that are almost always right wants.
+ */
+export function schemaAjv(options: { messages: boolean }): Ajv {
+  const made = formatsAjv(options)
+  made.addSchema(exportFileSchema)
+  return made
+}
+
+/** A new Ajv that knows the formats (the shared rules) and no schema yet; `messages` as for schemaAjv. */
+export function formatsAjv(options: { messages: boolean }): Ajv {
+  // Schemas are checked against the JSON Schema meta-schema by tests rather than at every first use.
+  const made = new Ajv({ allErrors: options.messages, verbose: options.messages, strict: true, validateSchema: false })
+  for (const [name, f] of Object.entries(formats)) made.addFormat(name, { type: f.type, validate: f.validate } as Format)
+  return made
 }
 
 /** One schema error in words, naming the record and field: `payments[3].amount must be …`. */

@@ -143,24 +143,7 @@ export class ExportChecker {
     this.unique(this.trackIds, at, 'trackId', p.trackId)
     if (p.refNumber !== undefined) this.unique(this.refNumbers, at, 'refNumber', p.refNumber)
     this.paymentMerchant[index] = p.merchant
-    // The history must be one the payment could have lived: created pending, then only allowed moves.
-    const first = p.history[0]!
-    if (first.status !== 'pending') this.say(`${at}.history[0].status must be pending: every payment starts pending (got ${brief(first.status)})`)
-    for (let j = 1; j < p.history.length; j++) {
-      const from = p.history[j - 1]!.status
-      const to = p.history[j]!.status
-      if (!canMove(from, to)) this.say(`${at}.history[${j}].status: a payment cannot move from ${from} to ${to}`)
-    }
-    const last = p.history[p.history.length - 1]!
-    if (last.status !== p.status) this.say(`${at}.status is ${p.status} but its last history entry is ${last.status}`)
-    if (p.status === 'paid' && p.refNumber === undefined) this.say(`${at} is paid but has no refNumber`)
-    if (p.status !== 'paid' && p.refNumber !== undefined) this.say(`${at}.refNumber is set but the payment is ${p.status}: only a paid payment has one`)
-    if ((p.status === 'paid' || p.status === 'unfinalized') && p.paidAmount === undefined) this.say(`${at} is ${p.status} but has no paidAmount`)
-    if ((p.status === 'pending' || p.status === 'expired') && p.paidAmount !== undefined) this.say(`${at}.paidAmount is set but the payment is ${p.status}`)
-    if (p.confirmations !== undefined && p.confirmationsRequired === undefined) this.say(`${at}.confirmations is set without confirmationsRequired`)
-    if (p.status === 'unfinalized' && p.confirmations !== undefined && p.confirmationsRequired !== undefined && p.confirmations >= p.confirmationsRequired) {
-      this.say(`${at} is unfinalized with ${p.confirmations} of ${p.confirmationsRequired} confirmations: it would be paid`)
-    }
+    for (const problem of paymentProblems(at, p)) this.say(problem)
     this.keep('payments', p)
   }
 
@@ -168,19 +151,63 @@ export class ExportChecker {
     this.unique(this.deliveryIds, at, 'id', d.id)
     this.deliveryTrackId[index] = d.trackId
     if (d.replayOf !== undefined) this.deliveryReplayOf[index] = d.replayOf
-    if (d.body.trackId !== d.trackId) this.say(`${at}.body.trackId ${brief(d.body.trackId)} is not the delivery's trackId ${brief(d.trackId)}`)
-    d.attempts.forEach((a, j) => {
-      if (a.attempt !== j + 1) this.say(`${at}.attempts[${j}].attempt must be ${j + 1} (got ${a.attempt})`)
-    })
-    const allowed = d.maxRetries + copiesOf(d)
-    if (d.attempts.length > allowed) {
-      this.say(`${at}.attempts holds ${d.attempts.length} attempts, more than maxRetries ${d.maxRetries} allows (${allowed})`)
-    }
-    if ((d.state === 'dropped') !== (d.fault?.mode === 'drop' && d.attempts.length === 0)) {
-      this.say(`${at}.state is ${d.state}: only a delivery with fault mode drop and no attempts is dropped, and such a delivery is always dropped`)
-    }
+    for (const problem of deliveryProblems(at, d)) this.say(problem)
     this.keep('deliveries', d)
   }
+}
+
+/**
+ * What a payment that passed the schema still gets wrong on its own (references to other records aside): a
+ * status history the payment could not have lived, or fields its status does not go with.
+ */
+export function paymentProblems(at: string, p: Payment): readonly string[] {
+  // Made only once there is a problem, without a closure per call: a start checks every payment it reads.
+  let problems: string[] | undefined
+  // The history must be one the payment could have lived: created pending, then only allowed moves.
+  const first = p.history[0]!
+  if (first.status !== 'pending') problems = add(problems, `${at}.history[0].status must be pending: every payment starts pending (got ${brief(first.status)})`)
+  for (let j = 1; j < p.history.length; j++) {
+    const from = p.history[j - 1]!.status
+    const to = p.history[j]!.status
+    if (!canMove(from, to)) problems = add(problems, `${at}.history[${j}].status: a payment cannot move from ${from} to ${to}`)
+  }
+  const last = p.history[p.history.length - 1]!
+  if (last.status !== p.status) problems = add(problems, `${at}.status is ${p.status} but its last history entry is ${last.status}`)
+  if (p.status === 'paid' && p.refNumber === undefined) problems = add(problems, `${at} is paid but has no refNumber`)
+  if (p.status !== 'paid' && p.refNumber !== undefined) problems = add(problems, `${at}.refNumber is set but the payment is ${p.status}: only a paid payment has one`)
+  if ((p.status === 'paid' || p.status === 'unfinalized') && p.paidAmount === undefined) problems = add(problems, `${at} is ${p.status} but has no paidAmount`)
+  if ((p.status === 'pending' || p.status === 'expired') && p.paidAmount !== undefined) problems = add(problems, `${at}.paidAmount is set but the payment is ${p.status}`)
+  if (p.confirmations !== undefined && p.confirmationsRequired === undefined) problems = add(problems, `${at}.confirmations is set without confirmationsRequired`)
+  if (p.status === 'unfinalized' && p.confirmations !== undefined && p.confirmationsRequired !== undefined && p.confirmations >= p.confirmationsRequired) {
+    problems = add(problems, `${at} is unfinalized with ${p.confirmations} of ${p.confirmationsRequired} confirmations: it would be paid`)
+  }
+  return problems ?? NONE
+}
+
+/** What a delivery that passed the schema still gets wrong on its own (references to other records aside). */
+export function deliveryProblems(at: string, d: Delivery): readonly string[] {
+  let problems: string[] | undefined
+  if (d.body.trackId !== d.trackId) problems = add(problems, `${at}.body.trackId ${brief(d.body.trackId)} is not the delivery's trackId ${brief(d.trackId)}`)
+  for (let j = 0; j < d.attempts.length; j++) {
+    const a = d.attempts[j]!
+    if (a.attempt !== j + 1) problems = add(problems, `${at}.attempts[${j}].attempt must be ${j + 1} (got ${a.attempt})`)
+  }
+  const allowed = d.maxRetries + copiesOf(d)
+  if (d.attempts.length > allowed) {
+    problems = add(problems, `${at}.attempts holds ${d.attempts.length} attempts, more than maxRetries ${d.maxRetries} allows (${allowed})`)
+  }
+  if ((d.state === 'dropped') !== (d.fault?.mode === 'drop' && d.attempts.length === 0)) {
+    problems = add(problems, `${at}.state is ${d.state}: only a delivery with fault mode drop and no attempts is dropped, and such a delivery is always dropped`)
+  }
+  return problems ?? NONE
+}
+
+const NONE: readonly string[] = Object.freeze([])
+
+function add(problems: string[] | undefined, problem: string): string[] {
+  const list = problems ?? []
+  list.push(problem)
+  return list
 }
 
 /** An export file as written to disk: JSON with one record per line, like the data file (readable, diffable). */

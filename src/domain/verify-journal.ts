@@ -1,6 +1,9 @@
 import type { Merchant, Payment, VerifyEntry, VerifyJournal } from './types.js'
 import type { VerifyBody } from './validate.js'
 
+/** Verify entries kept per payment, besides the count of all. */
+export const VERIFY_JOURNAL_KEEP = 50
+
 /** Characters of an unknown key kept in the journal: enough to recognise it, not enough to use it. */
 const HINT_CHARS = 4
 

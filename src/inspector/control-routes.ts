@@ -6,6 +6,9 @@ import { matchesFilter, readFilter, type RequestFilter } from './request-filter.
 import type { RequestLog } from './request-log.js'
 import { routeSchemas as schemas } from './schemas.js'
 
+/** Bytes a request-log stream leaves unsent before it waits for its reader: far below MAX_UNREAD_BYTES, so it is never dropped. */
+const STREAM_PACE_BYTES = 64 * 1024
+
 type FilterQuery = Partial<Record<'path' | 'method' | 'status' | 'trackId', string>> & { result?: number }
 
 /** The query's filter fields as the log reads them (methods in upper case, `4XX` as `4xx`); the schema checked them. */
@@ -26,6 +29,7 @@ export function inspectorControlRoutes(requests: RequestLog, changes: ChangeFeed
         return {
           requests: requests.list(filterOf(rest), { ...(after !== undefined ? { after } : {}), ...(limit !== undefined ? { limit } : {}) }),
           capacity: requests.capacity,
+          maxBytes: requests.maxBytes,
           oldestSeq: requests.oldestSeq,
           latestSeq: requests.latestSeq,
         }
@@ -40,13 +44,31 @@ export function inspectorControlRoutes(requests: RequestLog, changes: ChangeFeed
         const filter = filterOf(rest)
         let stop = (): void => {}
         const stream = streams.open(reply, () => stop())
-        if (after !== undefined) {
-          if (after + 1 < requests.oldestSeq) stream.send('gap', { from: after + 1, to: requests.oldestSeq - 1 })
-          for (const entry of requests.list(filter, { after })) stream.send('request', entry, entry.seq)
+        // The last seq this reader was sent or passed over. A seq this log never reached was given by a reader of
+        // an earlier run of the sandbox: it gets all that this run kept.
+        let sent = after === undefined ? requests.latestSeq : after > requests.latestSeq ? 0 : after
+        let waiting = false
+        // Paced by the reader: the log is the buffer, so a reader that falls behind costs nothing; when it reads
+        // again it is told what the log let go meanwhile (`gap`), then gets the rest.
+        const pump = (): void => {
+          while (stream.open && !waiting && sent < requests.latestSeq) {
+            if (sent + 1 < requests.oldestSeq) {
+              stream.send('gap', { from: sent + 1, to: requests.oldestSeq - 1 })
+              sent = requests.oldestSeq - 1
+            } else if (stream.unsent >= STREAM_PACE_BYTES) {
+              waiting = true
+              stream.whenDrained(() => {
+                waiting = false
+                pump()
+              })
+            } else {
+              const entry = requests.get(++sent)!
+              if (matchesFilter(entry, filter)) stream.send('request', entry, entry.seq)
+            }
+          }
         }
-        stop = requests.subscribe((entry) => {
-          if (matchesFilter(entry, filter)) stream.send('request', entry, entry.seq)
-        })
+        stop = requests.subscribe(pump)
+        pump()
       },
     )
 

@@ -145,6 +145,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
           filter: read.filter,
           limit,
           capacity: requests.capacity,
+          maxBytes: requests.maxBytes,
           links: site.links(),
         })
         return send(reply, page)

@@ -112,7 +112,8 @@ export function matchesFilter(entry: RequestEntry, filter: RequestFilter): boole
   if (filter.method !== undefined && entry.method !== filter.method) return false
   if (filter.status !== undefined && !statusMatches(entry.status, filter.status)) return false
   if (filter.result !== undefined && entry.result !== filter.result) return false
-  if (filter.trackId !== undefined && entry.trackId !== filter.trackId) return false
+  // A trackId kept cut is only the start of one: it is no trackId a filter can name.
+  if (filter.trackId !== undefined && (entry.trackId !== filter.trackId || entry.truncated?.trackId !== undefined)) return false
   return true
 }
 

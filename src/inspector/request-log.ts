@@ -1,10 +1,25 @@
 import { maskCredentials } from '../domain/display.js'
 import { matchesFilter, type RequestFilter } from './request-filter.js'
 
-/** Requests the log keeps, newest first out: in memory only, never written to the data file. */
-export const REQUEST_LOG_CAPACITY = 1000
-/** Bytes of a request's body kept (spec and control API only). */
-export const BODY_EXCERPT_BYTES = 2048
+/**
+ * How much the log keeps, in memory only (never written to the data file): the last `capacity` requests, fewer
+ * when they would take more than `maxBytes` (as JSON), the oldest let go first.
+ */
+export interface RequestLogLimits {
+  capacity: number
+  maxBytes: number
+}
+
+export const REQUEST_LOG_LIMITS: Readonly<RequestLogLimits> = { capacity: 1000, maxBytes: 4 * 1024 * 1024 }
+
+/**
+ * Bytes kept of each text a client chooses (UTF-8, cut on a character boundary): the body (spec and control API
+ * only), the path, the query and the trackId. A longer one is kept cut and marked so.
+ */
+export const KEPT_BYTES = { body: 2048, path: 1024, query: 1024, trackId: 256 } as const
+
+/** Texts that are cut to KEPT_BYTES and then named in `truncated` (the body has its own two fields). */
+export type CutField = 'path' | 'query' | 'trackId'
 
 /** One answered request as the request log keeps it. */
 export interface RequestEntry {
@@ -25,12 +40,14 @@ export interface RequestEntry {
   trackId?: string
   /** Time to answer, to 0.1 ms. */
   ms: number
-  /** The body's first BODY_EXCERPT_BYTES as UTF-8 (spec and control API only), masked the same way. */
+  /** The body's first KEPT_BYTES.body bytes as UTF-8 (spec and control API only), masked the same way. */
   body?: string
   /** The body's whole size. */
   bodyBytes?: number
   /** `body` is only the start of the body. */
   bodyTruncated?: boolean
+  /** The texts kept cut (only their first KEPT_BYTES), each with its whole size in bytes: `{ trackId: 1022976 }`. */
+  truncated?: Partial<Record<CutField, number>>
 }
 
 /** What the server knows of a request once it is answered. */
@@ -71,21 +88,44 @@ export function describeRequest(request: AnsweredRequest): Omit<RequestEntry, 's
   const rawPath = mark === -1 ? request.url : request.url.slice(0, mark)
   if (QUIET.test(rawPath)) return undefined
   const botApi = rawPath === '/telegram' || rawPath.startsWith('/telegram/')
-  const path = maskSecrets(rawPath.replace(BOT_PATH, '/telegram/$1bot$2:***'))
-  const entry: Omit<RequestEntry, 'seq'> = { at: request.at.toISOString(), method: request.method, path, status: request.status, ms: Math.round(request.ms * 10) / 10 }
+  const entry: Omit<RequestEntry, 'seq'> = { at: request.at.toISOString(), method: request.method, path: '', status: request.status, ms: Math.round(request.ms * 10) / 10 }
+  const truncated: Partial<Record<CutField, number>> = {}
+  // Secrets are masked before a text is cut, so that a cut never leaves part of one unmasked.
+  const keep = (field: CutField, text: string): string => {
+    const cut = cutText(text, KEPT_BYTES[field])
+    if (cut.bytes !== undefined) truncated[field] = cut.bytes
+    return cut.text
+  }
+  entry.path = keep('path', maskSecrets(rawPath.replace(BOT_PATH, '/telegram/$1bot$2:***')))
   const query = mark === -1 ? '' : request.url.slice(mark + 1)
-  if (query !== '' && !botApi) entry.query = maskSecrets(query)
+  if (query !== '' && !botApi) entry.query = keep('query', maskSecrets(query))
   const o = request.outcome
   if (o?.result !== undefined) entry.result = o.result
   if (o?.error !== undefined) entry.error = o.error
-  if (o?.trackId !== undefined) entry.trackId = o.trackId
+  if (o?.trackId !== undefined) entry.trackId = keep('trackId', o.trackId)
   if (request.body !== undefined && keepsBody(rawPath)) {
-    const cut = utf8Prefix(request.body, BODY_EXCERPT_BYTES)
-    entry.body = maskSecrets(cut.toString('utf8'))
+    // A little more than is kept is masked, so that a token across the cut is masked whole.
+    const start = utf8Prefix(request.body, KEPT_BYTES.body + 256)
+    const cut = cutText(maskSecrets(start.toString('utf8')), KEPT_BYTES.body)
+    entry.body = cut.text
     entry.bodyBytes = request.body.length
-    if (cut.length < request.body.length) entry.bodyTruncated = true
+    if (start.length < request.body.length || cut.bytes !== undefined) entry.bodyTruncated = true
   }
+  if (Object.keys(truncated).length > 0) entry.truncated = truncated
   return entry
+}
+
+/** The text itself when it fits in `max` bytes of UTF-8; else its first bytes, on a character boundary, and its whole size. */
+export function cutText(text: string, max: number): { text: string; bytes?: number } {
+  // No UTF-16 code unit takes more than 3 bytes: a short text fits without being measured.
+  if (text.length <= max / 3) return { text }
+  const bytes = Buffer.byteLength(text)
+  if (bytes <= max) return { text }
+  // Each code unit takes at least one byte: only the first `max` can be kept.
+  let head = text.slice(0, max)
+  // Not half a surrogate pair.
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1)
+  return { text: utf8Prefix(Buffer.from(head), max).toString('utf8'), bytes }
 }
 
 /** The first bytes of `bytes`, at most `max`, not ending inside a UTF-8 sequence. */
@@ -97,35 +137,52 @@ function utf8Prefix(bytes: Buffer, max: number): Buffer {
   return bytes.subarray(0, end)
 }
 
-/** The sandbox console's line for a request. */
+/** The sandbox console's line for a request; a text kept cut ends with `…`. */
 export function consoleLine(entry: Omit<RequestEntry, 'seq'>): string {
-  const parts = [entry.at.slice(11, 23), entry.method, entry.path, String(entry.status)]
+  const cut = (field: CutField) => (entry.truncated?.[field] !== undefined ? '…' : '')
+  const parts = [entry.at.slice(11, 23), entry.method, entry.path + cut('path'), String(entry.status)]
   if (entry.result !== undefined) parts.push(`result=${entry.result}`)
   if (entry.error !== undefined) parts.push(`error=${entry.error}`)
-  if (entry.trackId !== undefined) parts.push(`trackId=${entry.trackId}`)
+  if (entry.trackId !== undefined) parts.push(`trackId=${entry.trackId}${cut('trackId')}`)
   parts.push(`${entry.ms.toFixed(1)}ms`)
   return parts.join(' ')
 }
 
 /**
- * The newest requests the sandbox answered, in a ring of fixed size: memory stays bounded however many come.
- * Listeners hear of each entry as it is added (the event streams).
+ * The newest requests the sandbox answered, in a ring: memory stays bounded however many come and however big
+ * they are (each entry is bounded by KEPT_BYTES, and all of them by `maxBytes`). Listeners hear of each entry as
+ * it is added (the event streams).
  */
 export class RequestLog {
   readonly capacity: number
-  private readonly ring: Array<RequestEntry | undefined>
+  readonly maxBytes: number
+  private readonly ring: Array<{ entry: RequestEntry; bytes: number } | undefined>
   private nextSeq = 1
+  private oldest = 1
+  private bytesKept = 0
   private readonly listeners = new Set<(entry: RequestEntry) => void>()
 
-  constructor(capacity: number = REQUEST_LOG_CAPACITY) {
+  constructor(limits: Partial<RequestLogLimits> = {}) {
+    const { capacity, maxBytes } = { ...REQUEST_LOG_LIMITS, ...limits }
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`request log capacity must be a whole number above 0 (got ${capacity})`)
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError(`request log maxBytes must be a whole number above 0 (got ${maxBytes})`)
     this.capacity = capacity
-    this.ring = new Array<RequestEntry | undefined>(capacity)
+    this.maxBytes = maxBytes
+    this.ring = new Array<{ entry: RequestEntry; bytes: number } | undefined>(capacity)
   }
 
   add(described: Omit<RequestEntry, 'seq'>): RequestEntry {
     const entry: RequestEntry = { seq: this.nextSeq++, ...described }
-    this.ring[(entry.seq - 1) % this.capacity] = entry
+    const bytes = Buffer.byteLength(JSON.stringify(entry))
+    // The oldest go first, until the new one fits in count and in bytes (it is kept even if alone it does not).
+    while (this.oldest < entry.seq && (entry.seq - this.oldest >= this.capacity || this.bytesKept + bytes > this.maxBytes)) {
+      const slot = (this.oldest - 1) % this.capacity
+      this.bytesKept -= this.ring[slot]!.bytes
+      this.ring[slot] = undefined
+      this.oldest++
+    }
+    this.ring[(entry.seq - 1) % this.capacity] = { entry, bytes }
+    this.bytesKept += bytes
     for (const listener of this.listeners) listener(entry)
     return entry
   }
@@ -137,15 +194,25 @@ export class RequestLog {
 
   /** The seq of the oldest entry kept (latestSeq + 1 while empty). */
   get oldestSeq(): number {
-    return Math.max(1, this.nextSeq - this.capacity)
+    return this.oldest
+  }
+
+  /** What the entries kept take, as JSON. */
+  get bytes(): number {
+    return this.bytesKept
+  }
+
+  /** The entry with this seq, while it is kept. */
+  get(seq: number): RequestEntry | undefined {
+    return seq >= this.oldest && seq < this.nextSeq ? this.ring[(seq - 1) % this.capacity]!.entry : undefined
   }
 
   /** Entries kept that match, oldest first; `after` keeps those with a higher seq, `limit` the newest N. */
   list(filter: RequestFilter = {}, options: { after?: number; limit?: number } = {}): RequestEntry[] {
-    const from = Math.max(this.oldestSeq, (options.after ?? 0) + 1)
+    const from = Math.max(this.oldest, (options.after ?? 0) + 1)
     const found: RequestEntry[] = []
     for (let seq = from; seq < this.nextSeq; seq++) {
-      const entry = this.ring[(seq - 1) % this.capacity]!
+      const entry = this.ring[(seq - 1) % this.capacity]!.entry
       if (matchesFilter(entry, filter)) found.push(entry)
     }
     return options.limit !== undefined ? found.slice(Math.max(0, found.length - options.limit)) : found

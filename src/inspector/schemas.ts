@@ -5,7 +5,7 @@ import { paymentStatuses } from '../domain/payment.js'
 import { GUARD_REFUSALS, json, media, noQuery, replies, trackIdParams } from '../server/schemas.js'
 import { PAYMENTS_SHOWN, SEARCH_MAX } from './payment-query.js'
 import { requestFilterProperties } from './request-filter.js'
-import { REQUEST_LOG_CAPACITY } from './request-log.js'
+import { KEPT_BYTES, REQUEST_LOG_LIMITS } from './request-log.js'
 import { REQUESTS_SHOWN } from './pages/requests.js'
 
 /** Pages are under Site, the request log and the event streams under the control API. */
@@ -55,16 +55,22 @@ const requestEntrySchema = {
     seq: { type: 'integer', description: '1 for the first request since the sandbox started' },
     at: { type: 'string', description: 'when the answer was finished (ISO 8601)' },
     method: { type: 'string' },
-    path: { type: 'string', description: 'as sent, without the query; URL credentials and bot tokens masked' },
-    query: { type: 'string' },
+    path: { type: 'string', description: `as sent, without the query; URL credentials and bot tokens masked; its first ${KEPT_BYTES.path} bytes` },
+    query: { type: 'string', description: `as sent, without the \`?\`, masked the same way; its first ${KEPT_BYTES.query} bytes` },
     status: { type: 'integer', description: 'HTTP status' },
     result: { type: 'integer', description: "the spec's result code, when the answer carried one" },
     error: { type: 'string', description: 'the request error code' },
-    trackId: { type: 'string' },
+    trackId: { type: 'string', description: `its first ${KEPT_BYTES.trackId} bytes` },
     ms: { type: 'number', description: 'time to answer, in milliseconds' },
-    body: { type: 'string', description: 'the first 2 KB of the body (spec and control API only)' },
-    bodyBytes: { type: 'integer' },
-    bodyTruncated: { type: 'boolean' },
+    body: { type: 'string', description: `the first ${KEPT_BYTES.body} bytes of the body (spec and control API only)` },
+    bodyBytes: { type: 'integer', description: "the body's whole size" },
+    bodyTruncated: { type: 'boolean', description: '`body` is only the start of the body' },
+    truncated: {
+      type: 'object',
+      properties: { path: { type: 'integer' }, query: { type: 'integer' }, trackId: { type: 'integer' } },
+      additionalProperties: false,
+      description: 'the texts kept cut (only their first bytes), each with its whole size in bytes',
+    },
   },
   required: ['seq', 'at', 'method', 'path', 'status', 'ms'],
   additionalProperties: false,
@@ -75,7 +81,7 @@ const requestsQuery = {
   properties: {
     ...requestFilterProperties,
     after: { type: 'integer', minimum: 0, description: 'only entries with a higher seq' },
-    limit: { type: 'integer', minimum: 1, maximum: REQUEST_LOG_CAPACITY, description: 'only the newest N' },
+    limit: { type: 'integer', minimum: 1, maximum: REQUEST_LOG_LIMITS.capacity, description: 'only the newest N' },
   },
   additionalProperties: false,
 } as const
@@ -84,11 +90,12 @@ const requestLogPage = {
   type: 'object',
   properties: {
     requests: { type: 'array', items: requestEntrySchema, description: 'oldest first' },
-    capacity: { type: 'integer', description: 'how many requests the log keeps (in memory only)' },
+    capacity: { type: 'integer', description: 'how many requests the log keeps at most (in memory only)' },
+    maxBytes: { type: 'integer', description: 'how many bytes (as JSON) the entries kept take at most; the oldest are let go first' },
     oldestSeq: { type: 'integer' },
     latestSeq: { type: 'integer' },
   },
-  required: ['requests', 'capacity', 'oldestSeq', 'latestSeq'],
+  required: ['requests', 'capacity', 'maxBytes', 'oldestSeq', 'latestSeq'],
   additionalProperties: false,
 } as const
 
@@ -139,7 +146,7 @@ export const routeSchemas = {
     summary: 'The request log as it grows',
     querystring: requestEventsQuery,
     response: eventStream(
-      '`request` (an entry; its seq is the event id), first those kept after `after`; `gap` ({from, to}) for entries let go before they could be sent; `shutdown` when the sandbox stops, then the stream ends',
+      '`request` (an entry; its seq is the event id), first those kept after `after`; `gap` ({from, to}) for entries let go before they could be sent; `shutdown` when the sandbox stops, then the stream ends. Paced by the reader: one that falls behind is not dropped, it gets a `gap` for what the log let go meanwhile',
     ),
   },
   changeEvents: {

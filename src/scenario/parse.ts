@@ -5,6 +5,7 @@ import { collectRefs, type Json } from './template.js'
 import { patternProblem } from './pattern.js'
 import { BOUND_FIELDS, SCENARIO_VERSION, type ChatAction, type CreateExpect, type PaymentRef, type Scenario, type Step } from './types.js'
 import { nearest, schemaProblems, type Problem } from './validate.js'
+import { CLOCK_LATEST, CLOCK_LATEST_MS } from '../domain/clock-range.js'
 import { readDuration } from '../domain/duration.js'
 
 export { LIMITS, STEP_KINDS }
@@ -250,7 +251,9 @@ class Checker {
           return { ...base, kind, move: { advance: move.advance } }
         }
         if ('set' in move && move.set !== undefined) {
-          if (!Number.isFinite(Date.parse(move.set))) this.problem(at('clock', 'set'), `must be an ISO 8601 time, e.g. 2030-01-31T12:00:00Z (got ${JSON.stringify(move.set)})`)
+          const time = Date.parse(move.set)
+          if (!Number.isFinite(time)) this.problem(at('clock', 'set'), `must be an ISO 8601 time, e.g. 2030-01-31T12:00:00Z (got ${JSON.stringify(move.set)})`)
+          else if (time > CLOCK_LATEST_MS) this.problem(at('clock', 'set'), `must be no later than ${CLOCK_LATEST}, the latest time the sandbox clock goes to (got ${JSON.stringify(move.set)})`)
           return { ...base, kind, move: { set: move.set } }
         }
         return { ...base, kind, move: { reset: true } }

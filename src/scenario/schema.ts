@@ -1,4 +1,5 @@
 import { CHECK_IDS } from '../audit/rules.js'
+import { CLOCK_LATEST } from '../domain/clock-range.js'
 import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
 import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
@@ -476,7 +477,7 @@ const clockStep = {
           type: 'object',
           required: ['set'],
           additionalProperties: false,
-          properties: { set: { title: 'To', description: 'An ISO 8601 time; never earlier than the sandbox’s time.', type: 'string', minLength: 10, maxLength: 40, examples: ['2030-01-31T12:00:00Z'] } },
+          properties: { set: { title: 'To', description: `An ISO 8601 time; never earlier than the sandbox’s time, never later than ${CLOCK_LATEST}.`, type: 'string', minLength: 10, maxLength: 40, examples: ['2030-01-31T12:00:00Z'] } },
         },
         { title: 'Reset', type: 'object', required: ['reset'], additionalProperties: false, properties: { reset: { title: 'Reset', description: 'Back to real time.', const: true } } },
       ],

@@ -4,7 +4,8 @@ import type { FastifyReply } from 'fastify'
 /**
  * Bytes a client may leave unread before it is dropped. A reader that keeps up never comes near it; one that
  * stops reading would otherwise make the server keep every event for it. A dropped browser reconnects by itself
- * (EventSource) and redraws; `pay logs tail` resumes after the last entry it printed.
+ * (EventSource) and redraws. A stream that reads from a log it can go back to (the request log) is paced instead
+ * (`unsent`, `whenDrained`): it waits for its reader rather than dropping it.
  */
 export const MAX_UNREAD_BYTES = 256 * 1024
 /** Interval of comment lines, so proxies and browsers keep an idle stream open. */
@@ -24,6 +25,16 @@ export class EventStream {
 
   get open(): boolean {
     return !this.res.destroyed && !this.res.writableEnded
+  }
+
+  /** Bytes written that the client has not taken yet (beyond what the OS holds for it). */
+  get unsent(): number {
+    return this.res.writableLength
+  }
+
+  /** Calls `fn` once the client has taken what was written (after a write that filled the buffer). */
+  whenDrained(fn: () => void): void {
+    this.res.once('drain', fn)
   }
 
   /** Sends an event; false when the stream is closed, or was just dropped for not reading. */

@@ -12,9 +12,10 @@ import { clockPlugin } from '../clock/plugin.js'
 import { SandboxClock } from '../clock/sandbox-clock.js'
 import { ClockService } from '../clock/service.js'
 import { ExpiryWatch } from '../service/expiry.js'
+import { MAX_DURATION_MS } from '../domain/duration.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
-import { DataFileError } from '../store/errors.js'
+import { DataFileError, DESCRIPTOR_ADVICE, isOutOfDescriptors } from '../store/errors.js'
 import type { StoreFs } from '../store/fs.js'
 import { type OpenReport, Store } from '../store/store.js'
 import type { Durability } from '../store/journal.js'
@@ -26,7 +27,7 @@ import type { SandboxInfo } from './info.js'
 import { callbackRoutes } from './routes/callbacks.js'
 import { telegramPlugin } from '../telegram/plugin.js'
 import { inspectorPlugin } from '../inspector/plugin.js'
-import { RequestLog } from '../inspector/request-log.js'
+import { RequestLog, type RequestLogLimits } from '../inspector/request-log.js'
 import { type TelegramOptions, TelegramService } from '../telegram/service.js'
 
 export const DEFAULT_HOST = '127.0.0.1'
@@ -84,6 +85,8 @@ export interface StartOptions {
    * as an import would: whole, or not at all (then the start fails and the data file is as it was).
    */
   seed?: ExportImage
+  /** How many requests, and how many bytes of them, the request log keeps (default: the last 1,000, at most 4 MB). */
+  requestLog?: Partial<RequestLogLimits>
 }
 
 export interface RunningSandbox {
@@ -114,13 +117,15 @@ export class ListenError extends Error {
 
 /**
  * Opens the data file, builds the app and listens. Throws DataFileError, ListenError or (a package not built)
- * PageScriptMissingError with a clear message.
+ * PageScriptMissingError with a clear message; whatever fails once the data file is open, the file is let go (its
+ * lock released) before the error is thrown.
  */
 export async function startServer(options: StartOptions = {}): Promise<RunningSandbox> {
   loadPageScripts()
   const dataFile = resolve(options.dataFile ?? DEFAULT_DATA_FILE)
   const host = options.host ?? DEFAULT_HOST
   const port = options.port ?? DEFAULT_PORT
+  checkDurations(options)
   const sandboxClock = new SandboxClock({
     ...(options.now ? { real: options.now } : {}),
     onError: (error) => (options.logError ?? (() => {}))(error),
@@ -128,6 +133,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const now = (): Date => sandboxClock.now()
   const policy = resolvePolicy(options.callbacks)
   const allowedHosts = resolveAllowedHosts(options.allowedHosts, host)
+  const requests = new RequestLog(options.requestLog)
   const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
   // Node refuses a headers timeout longer than the request's.
   const headersMs = Math.min(options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs, requestMs || Infinity)
@@ -138,115 +144,143 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
     ...(options.durability !== undefined ? { durability: options.durability } : {}),
   })
-  const saved = store.clock()
-  if (saved) sandboxClock.load(saved)
-  let chain: ChainService | undefined
-  const service = new SandboxService(store, now, { confirmationsFor: (asset) => chain!.required(asset) })
-  chain = new ChainService(service, sandboxClock, options.chain)
-  const clock = new ClockService(store, sandboxClock)
-  if (options.seed) {
-    try {
-      await importSandbox(service, options.seed)
-    } catch (error) {
-      await store.close().catch(() => {})
-      throw new DataFileError(`cannot load the import into ${dataFile}: ${(error as Error).message}`)
-    }
-  }
-  const callbacks = new CallbackDispatcher({
-    store,
-    policy,
-    clock: sandboxClock,
-    ...(options.callbackFaults ? { faults: options.callbackFaults } : {}),
-    ...(options.log ? { log: options.log } : {}),
-    ...(options.warn ? { warn: options.warn } : {}),
-  })
-  service.onPaymentChanged(callbacks)
-  const expiry = options.paymentTtlMs !== undefined ? new ExpiryWatch(service, sandboxClock, options.paymentTtlMs) : undefined
-  if (expiry) service.onPaymentChanged(expiry)
-  const telegram = new TelegramService(store, { ...options.telegram, now })
-  const requests = new RequestLog()
-  let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
-  const app = await buildApp({
-    service,
-    info: () => info,
-    clock: () => sandboxClock.view(),
-    checkout: { clock: sandboxClock, chain, ...(expiry ? { expiry } : {}) },
-    ...(options.log ? { log: options.log } : {}),
-    ...(options.logError ? { logError: options.logError } : {}),
-    requests,
-    allowedHosts,
-    timeouts: { headersMs, requestMs },
-    onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
-    plugins: [
-      callbackRoutes(store, callbacks),
-      telegramPlugin(telegram),
-      clockPlugin(clock),
-      chainPlugin(chain),
-      auditPlugin(service, sandboxClock, options.audit),
-      inspectorPlugin({
-        service,
-        callbacks,
-        requests,
-        url: () => info.url,
-        lab: {
-          clock: () => sandboxClock.view(),
-          verifiesOf: (trackId) => service.store.verifiesOf(trackId),
-          audit: async () => {
-            await service.store.flushObservations()
-            return runAudit(service, sandboxClock, { strict: false }, options.audit)
-          },
-        },
-      }),
-    ],
-  })
+  // What is running so far, stopped in turn if the start fails.
+  const started: { callbacks?: CallbackDispatcher; app?: FastifyInstance; expiry?: ExpiryWatch; chain?: ChainService } = {}
   try {
-    await app.listen({ port, host })
+    const saved = store.clock()
+    if (saved) sandboxClock.load(saved)
+    let chain: ChainService | undefined
+    const service = new SandboxService(store, now, { confirmationsFor: (asset) => chain!.required(asset) })
+    chain = started.chain = new ChainService(service, sandboxClock, options.chain)
+    const clock = new ClockService(store, sandboxClock)
+    if (options.seed) {
+      try {
+        await importSandbox(service, options.seed)
+      } catch (error) {
+        throw new DataFileError(`cannot load the import into ${dataFile}: ${(error as Error).message}`)
+      }
+    }
+    const callbacks = (started.callbacks = new CallbackDispatcher({
+      store,
+      policy,
+      clock: sandboxClock,
+      ...(options.callbackFaults ? { faults: options.callbackFaults } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.warn ? { warn: options.warn } : {}),
+    }))
+    service.onPaymentChanged(callbacks)
+    const expiry = options.paymentTtlMs !== undefined ? new ExpiryWatch(service, sandboxClock, options.paymentTtlMs) : undefined
+    if (expiry) service.onPaymentChanged((started.expiry = expiry))
+    const telegram = new TelegramService(store, { ...options.telegram, now })
+    let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
+    const app = (started.app = await buildApp({
+      service,
+      info: () => info,
+      clock: () => sandboxClock.view(),
+      checkout: { clock: sandboxClock, chain, ...(expiry ? { expiry } : {}) },
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.logError ? { logError: options.logError } : {}),
+      requests,
+      allowedHosts,
+      timeouts: { headersMs, requestMs },
+      onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
+      plugins: [
+        callbackRoutes(store, callbacks),
+        telegramPlugin(telegram),
+        clockPlugin(clock),
+        chainPlugin(chain),
+        auditPlugin(service, sandboxClock, options.audit),
+        inspectorPlugin({
+          service,
+          callbacks,
+          requests,
+          url: () => info.url,
+          lab: {
+            clock: () => sandboxClock.view(),
+            verifiesOf: (trackId) => service.store.verifiesOf(trackId),
+            audit: async () => {
+              await service.store.flushObservations()
+              return runAudit(service, sandboxClock, { strict: false }, options.audit)
+            },
+          },
+        }),
+      ],
+    }))
+    try {
+      await app.listen({ port, host })
+    } catch (error) {
+      throw listenError(error, host, port)
+    }
+    const address = app.server.address()
+    const boundPort = typeof address === 'object' && address ? address.port : port
+    const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
+    const url = `http://${urlHost}:${boundPort}`
+    info = { ...info, url }
+    store.setUrl(url)
+    callbacks.resume()
+    telegram.resume()
+    expiry?.start()
+    chain.start()
+
+    let stopping: Promise<void> | undefined
+    const running: RunningSandbox = {
+      url,
+      info,
+      report,
+      service,
+      app,
+      callbacks,
+      telegram,
+      clock,
+      chain,
+      expiry,
+      stop: () =>
+        (stopping ??= (async () => {
+          // Retries, expiries and blocks wait for the next start rather than holding up the stop.
+          expiry?.stop()
+          chain.stop()
+          sandboxClock.stop()
+          await callbacks.stop()
+          await app.close()
+          await store.close()
+        })()),
+    }
+    return running
   } catch (error) {
+    started.expiry?.stop()
+    started.chain?.stop()
     sandboxClock.stop()
-    await callbacks.stop()
-    await app.close()
-    await store.close()
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new ListenError(`port ${port} on ${host} is in use; pick another with --port, or --port 0 for any free port`)
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new ListenError(`cannot listen on host ${host}: no such local address`)
-    if (code === 'EACCES') throw new ListenError(`not allowed to listen on port ${port}; use a port above 1023`)
+    await started.callbacks?.stop().catch(() => {})
+    await started.app?.close().catch(() => {})
+    await store.release()
     throw error
   }
-  const address = app.server.address()
-  const boundPort = typeof address === 'object' && address ? address.port : port
-  const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
-  const url = `http://${urlHost}:${boundPort}`
-  info = { ...info, url }
-  store.setUrl(url)
-  callbacks.resume()
-  telegram.resume()
-  expiry?.start()
-  chain.start()
+}
 
-  let stopping: Promise<void> | undefined
-  const running: RunningSandbox = {
-    url,
-    info,
-    report,
-    service,
-    app,
-    callbacks,
-    telegram,
-    clock,
-    chain,
-    expiry,
-    stop: () =>
-      (stopping ??= (async () => {
-        // Retries, expiries and blocks wait for the next start rather than holding up the stop.
-        expiry?.stop()
-        chain.stop()
-        sandboxClock.stop()
-        await callbacks.stop()
-        await app.close()
-        await store.close()
-      })()),
+/** Why the server could not listen, as a person can act on it; other errors as they are. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'EADDRINUSE') return new ListenError(`port ${port} on ${host} is in use; pick another with --port, or --port 0 for any free port`)
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new ListenError(`cannot listen on host ${host}: no such local address`)
+  if (code === 'EACCES') return new ListenError(`not allowed to listen on port ${port}; use a port above 1023`)
+  if (isOutOfDescriptors(error)) return new ListenError(`cannot listen on port ${port}: too many open files (${code}): ${DESCRIPTOR_ADVICE}`)
+  return error
+}
+
+/**
+ * Durations the sandbox adds to its clock are at most MAX_DURATION_MS, as every flag takes them, so that every time
+ * it computes still prints (see clock-range.ts). A RangeError naming the option otherwise.
+ */
+function checkDurations(options: StartOptions): void {
+  const within = (name: string, ms: number | undefined) => {
+    if (ms !== undefined && !(Number.isFinite(ms) && ms >= 0 && ms <= MAX_DURATION_MS)) {
+      throw new RangeError(`${name} must be from 0 to ${MAX_DURATION_MS} ms (24 h) (got ${ms})`)
+    }
   }
-  return running
+  within('paymentTtlMs', options.paymentTtlMs)
+  within('chain.blockTimeMs', options.chain?.blockTimeMs)
+  const mode = options.callbackFaults?.mode
+  within('callbackFaults.mode.delayMs', mode?.mode === 'delay' ? mode.delayMs : undefined)
 }
 
 /** The option checked, plus the listening host when it is a name: whoever listens there expects to be reached by it. */

@@ -1,5 +1,6 @@
+import { journalRecordProblem } from '../domain/record-schema.js'
 import type { Change } from './state.js'
-import { DataFileError } from './errors.js'
+import { DataFileError, fsProblem } from './errors.js'
 import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'
 import { LineReader } from './lines.js'
@@ -31,8 +32,8 @@ export interface JournalRead {
 
 /**
  * Reads a journal file line by line (a journal of any size can be read back), handing each record to `onRecord`
- * and the header to `onHeader` before any record. A missing file is an empty journal. Any damaged complete line
- * stops start-up.
+ * and the header to `onHeader` before any record. A missing file is an empty journal. Any damaged complete line,
+ * or a record the sandbox cannot use (see record-schema.ts), stops start-up.
  */
 export async function readJournal(
   fs: StoreFs,
@@ -47,7 +48,7 @@ export async function readJournal(
       on.header(undefined)
       return { header: undefined, records: 0, lastSeq: 0, tornBytes: 0 }
     }
-    throw new DataFileError(`cannot read journal ${path}: ${(error as Error).message}`)
+    throw new DataFileError(`cannot read journal ${path}: ${fsProblem(error)}`)
   }
   const reader = new LineReader(handle)
   let header: JournalHeader | undefined
@@ -72,10 +73,14 @@ export async function readJournal(
         }
         on.header(undefined)
       }
-      if (!isRecord(value)) throw damaged(path, number, 'not a journal record')
-      on.record(value)
+      // Held to the rules the record was written by: a record the sandbox cannot use stops the start here,
+      // naming its line, rather than being replayed into the state.
+      const problem = journalRecordProblem(value)
+      if (problem !== undefined) throw damaged(path, number, problem)
+      const record = value as JournalRecord
+      on.record(record)
       records++
-      lastSeq = Math.max(lastSeq, value.s)
+      lastSeq = Math.max(lastSeq, record.s)
     }
   } catch (error) {
     if (error instanceof DataFileError) throw error
@@ -98,26 +103,6 @@ function isHeader(value: unknown): value is JournalHeader {
   if (typeof value !== 'object' || value === null) return false
   const h = value as Record<string, unknown>
   return h.journal === JOURNAL_FORMAT && typeof h.store === 'string' && Number.isSafeInteger(h.after)
-}
-
-function isRecord(value: unknown): value is JournalRecord {
-  if (typeof value !== 'object' || value === null) return false
-  const r = value as Record<string, unknown>
-  if (typeof r.s !== 'number' || !Number.isSafeInteger(r.s)) return false
-  switch (r.k) {
-    case 'merchant':
-    case 'payment':
-    case 'delivery':
-    case 'clock':
-    case 'verify':
-      return typeof r.v === 'object' && r.v !== null
-    case 'reset':
-      return true
-    case 'tg':
-      return typeof r.v === 'object' && r.v !== null && typeof (r.v as Record<string, unknown>).t === 'string'
-    default:
-      return false
-  }
 }
 
 export function headerLine(header: JournalHeader): string {

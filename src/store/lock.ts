@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { linkSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { DataFileError, DataFileInUseError } from './errors.js'
+import { DataFileError, DataFileInUseError, fsProblem } from './errors.js'
 
 export interface LockInfo {
   pid: number
@@ -35,13 +35,13 @@ export class DataFileLock {
     const path = `${dataFile}.lock`
     const info: LockInfo = { pid: process.pid, startedAt: now, token: randomBytes(6).toString('base64url') }
     const mine = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`
+    const cannot = (error: unknown) => new DataFileError(`cannot create lock file ${path} beside data file ${dataFile}: ${fsProblem(error)}.`)
     try {
       writeFileSync(mine, JSON.stringify(info))
     } catch (error) {
-      throw new DataFileError(
-        `cannot create lock file ${path} beside data file ${dataFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): ` +
-          'the folder must be writable; use another --data file or fix its permissions.',
-      )
+      // A full disk leaves the file created but empty.
+      removeQuietly(mine)
+      throw cannot(error)
     }
     try {
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -56,12 +56,11 @@ export class DataFileLock {
         if (takeOver(path, mine, holder)) return new DataFileLock(path, info)
         pause(5 + Math.random() * 20)
       }
+    } catch (error) {
+      if (error instanceof DataFileError) throw error
+      throw cannot(error)
     } finally {
-      try {
-        unlinkSync(mine)
-      } catch {
-        // already gone
-      }
+      removeQuietly(mine)
     }
     throw new DataFileInUseError(`could not lock data file ${dataFile}: other starts kept taking it; try again`, 0, undefined)
   }
@@ -170,6 +169,14 @@ function inUse(dataFile: string, holder: LockInfo): DataFileInUseError {
     holder.pid,
     holder.url,
   )
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch {
+    // never made, or already gone
+  }
 }
 
 function pause(ms: number): void {

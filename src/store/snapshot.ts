@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto'
 import type { Adapter } from 'lowdb'
 import type { ClockRecord, Delivery, Merchant, Payment, VerifyJournal } from '../domain/types.js'
 import { TELEGRAM_LISTS, type TelegramImage } from '../domain/telegram-records.js'
-import { DataFileError } from './errors.js'
+import { storedRecordProblem, type StoredList } from '../domain/record-schema.js'
+import { DataFileError, fsProblem } from './errors.js'
 import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'
 import { LineReader } from './lines.js'
@@ -41,7 +42,8 @@ const FREE_FORM_MAX_BYTES = 256 * 1024 * 1024
 const LISTS = ['merchants', 'payments', 'deliveries'] as const
 /** Lists absent from files written before they existed. */
 const LATER_LISTS = [...TELEGRAM_LISTS, 'verifies'] as const
-const ALL_LISTS = [...LISTS, ...LATER_LISTS] as const
+// Each list is one the record schema knows.
+const ALL_LISTS = [...LISTS, ...LATER_LISTS] as const satisfies readonly StoredList[]
 type ListName = (typeof ALL_LISTS)[number]
 const LIST_OPENING = new RegExp(`^"(${ALL_LISTS.join('|')})": \\[(\\],?)?$`)
 
@@ -70,18 +72,23 @@ export class SnapshotFile implements Adapter<SnapshotData> {
       handle = await this.fs.open(this.path, 'r')
     } catch (error) {
       if (isMissing(error)) return null
-      throw new DataFileError(`cannot read data file ${this.path}: ${(error as Error).message}`)
+      throw new DataFileError(`cannot read data file ${this.path}: ${fsProblem(error)}`)
     }
     let data: unknown
+    let checked = true
     try {
-      data = (await readLines(handle)) ?? (await readWhole(handle, this.path))
+      data = await readLines(handle, this.path)
+      if (data === undefined) {
+        data = await readWhole(handle, this.path)
+        checked = false
+      }
     } catch (error) {
       if (error instanceof DataFileError) throw error
       throw new DataFileError(`cannot read data file ${this.path}: ${(error as Error).message}`)
     } finally {
       await handle.close().catch(() => {})
     }
-    return parseSnapshot(data, this.path)
+    return parseSnapshot(data, this.path, checked)
   }
 
   async write(data: SnapshotData): Promise<void> {
@@ -132,17 +139,18 @@ async function writeRecords(handle: FileHandle, name: string, records: readonly 
 }
 
 /**
- * Reads the layout `write` produces, one line at a time. Returns undefined when the file has another layout
- * (e.g. edited by hand), so it can be read as free-form JSON instead.
+ * Reads the layout `write` produces, one line at a time, checking each record as it comes (see record-schema.ts).
+ * Returns undefined when the file has another layout (e.g. edited by hand), so it can be read as free-form JSON
+ * instead.
  */
-async function readLines(handle: FileHandle): Promise<Record<string, unknown> | undefined> {
+async function readLines(handle: FileHandle, path: string): Promise<Record<string, unknown> | undefined> {
   const out: Record<string, unknown> = {}
   let list: ListName | undefined
   let expect: 'open' | 'fields' | 'records' | 'after-close' | 'end' = 'open'
   const reader = new LineReader(handle)
   const strings = new Map<string, string>()
   for await (const batch of reader.batches()) {
-    for (const { text } of batch) {
+    for (const { number, text } of batch) {
       const line = text.trimEnd()
       switch (expect) {
         case 'open':
@@ -168,6 +176,7 @@ async function readLines(handle: FileHandle): Promise<Record<string, unknown> | 
             return undefined
           }
           if (typeof field !== 'object' || field === null || Array.isArray(field)) return undefined
+          if ('clock' in field) refuseUnusable(path, storedRecordProblem('clock', field.clock), number)
           Object.assign(out, field)
           break
         }
@@ -182,8 +191,10 @@ async function readLines(handle: FileHandle): Promise<Record<string, unknown> | 
           } catch {
             return undefined
           }
+          const records = out[list!] as unknown[]
+          refuseUnusable(path, storedRecordProblem(list!, record, records.length), number)
           if (list === 'payments') sharePaymentStrings(record, strings)
-          ;(out[list!] as unknown[]).push(record)
+          records.push(record)
           break
         }
         case 'after-close':
@@ -208,22 +219,24 @@ const SHARED_CHANGE_FIELDS = ['status', 'at', 'source'] as const
  */
 function sharePaymentStrings(record: unknown, strings: Map<string, string>): void {
   if (typeof record !== 'object' || record === null) return
-  const share = (o: Record<string, unknown>, fields: readonly string[]) => {
-    for (const field of fields) {
-      const value = o[field]
-      if (typeof value !== 'string') continue
-      const seen = strings.get(value)
-      if (seen === undefined) strings.set(value, value)
-      else o[field] = seen
-    }
-  }
   const p = record as Record<string, unknown>
-  share(p, SHARED_FIELDS)
+  shareStrings(p, SHARED_FIELDS, strings)
   if (Array.isArray(p.history)) {
-    for (const change of p.history) if (typeof change === 'object' && change !== null) share(change as Record<string, unknown>, SHARED_CHANGE_FIELDS)
+    for (const change of p.history) if (typeof change === 'object' && change !== null) shareStrings(change as Record<string, unknown>, SHARED_CHANGE_FIELDS, strings)
   }
   // Timestamps of other payments rarely repeat: the table stays small.
   if (strings.size > 4096) strings.clear()
+}
+
+/** No closure per record: the bundle names each function it makes, at a cost per call. */
+function shareStrings(o: Record<string, unknown>, fields: readonly string[], strings: Map<string, string>): void {
+  for (const field of fields) {
+    const value = o[field]
+    if (typeof value !== 'string') continue
+    const seen = strings.get(value)
+    if (seen === undefined) strings.set(value, value)
+    else o[field] = seen
+  }
 }
 
 async function readWhole(handle: FileHandle, path: string): Promise<unknown> {
@@ -251,7 +264,17 @@ async function readWhole(handle: FileHandle, path: string): Promise<unknown> {
   }
 }
 
-function parseSnapshot(data: unknown, path: string): SnapshotData {
+/** A record the sandbox cannot use stops the start, naming the file, the line (when known) and what is wrong. */
+function refuseUnusable(path: string, problem: string | undefined, line?: number): void {
+  if (problem === undefined) return
+  throw new DataFileError(
+    `data file ${path} has a record the sandbox cannot use${line !== undefined ? ` at line ${line}` : ''}: ${problem}. ` +
+      'It was left untouched: repair or remove that record, restore a backup, or start on another file with --data <file>.',
+  )
+}
+
+/** `checked`: its records were checked as they were read (the layout `write` produces). */
+function parseSnapshot(data: unknown, path: string, checked: boolean): SnapshotData {
   const problem = (what: string) =>
     new DataFileError(
       `data file ${path} is not a pay sandbox data file (${what}). ` +
@@ -268,8 +291,12 @@ function parseSnapshot(data: unknown, path: string): SnapshotData {
   for (const key of LATER_LISTS) {
     if (d[key] !== undefined && !Array.isArray(d[key])) throw problem(`${key} is not a list`)
   }
-  if (d.clock !== undefined && (typeof d.clock !== 'object' || d.clock === null || typeof (d.clock as { offsetMs?: unknown }).offsetMs !== 'number')) {
-    throw problem('clock is not a clock record')
+  if (!checked) {
+    if (d.clock !== undefined) refuseUnusable(path, storedRecordProblem('clock', d.clock))
+    for (const key of ALL_LISTS) {
+      const records = (d[key] ?? []) as unknown[]
+      records.forEach((record, i) => refuseUnusable(path, storedRecordProblem(key, record, i)))
+    }
   }
   return d as unknown as SnapshotData
 }

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
+import { VERIFY_JOURNAL_KEEP } from '../domain/verify-journal.js'
 import type { TelegramChange, TelegramImage } from '../domain/telegram-records.js'
 import { TelegramState } from './telegram-state.js'
 
@@ -9,8 +10,7 @@ export interface StateImage {
   deliveries: Delivery[]
 }
 
-/** Verify entries kept per payment, besides the count of all. */
-export const VERIFY_JOURNAL_KEEP = 50
+export { VERIFY_JOURNAL_KEEP }
 
 /** The sandbox's own records beside the lists: the clock, and the verify journals. */
 export interface SandboxRecords {

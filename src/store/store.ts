@@ -1,8 +1,9 @@
 import { basename, join } from 'node:path'
 import { Low } from 'lowdb'
 import { SandboxError } from '../domain/outcomes.js'
+import { journalRecordProblem } from '../domain/record-schema.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
-import { DataFileError } from './errors.js'
+import { DataFileError, fsProblem } from './errors.js'
 import { isMissing, nodeFs, type StoreFs } from './fs.js'
 import { dirOf, syncDir } from './fsutil.js'
 import { type Durability, JOURNAL_FORMAT, type JournalHeader, JournalWriter, readJournal } from './journal.js'
@@ -122,7 +123,7 @@ export class Store {
   static async open(options: StoreOptions): Promise<{ store: Store; report: OpenReport }> {
     const fs = options.fs ?? nodeFs
     await fs.mkdir(dirOf(options.file), { recursive: true }).catch((error: Error) => {
-      throw new DataFileError(`cannot create the folder of data file ${options.file}: ${error.message}`)
+      throw new DataFileError(`cannot create the folder of data file ${options.file}: ${fsProblem(error)}`)
     })
     let file: string
     try {
@@ -180,20 +181,20 @@ export class Store {
     if (created || journalsToFold || snapshot.store === undefined) {
       // Fold the journals into a fresh snapshot before accepting requests.
       await this.writeSnapshot(this.durable.fullImage(), seq).catch((error: Error) => {
-        throw new DataFileError(`cannot write data file ${this.file} (${error.message}); it was left as it was`)
+        throw new DataFileError(`cannot write data file ${this.file}, so it was left as it was: ${fsProblem(error)}`)
       })
       try {
         const handle = await this.fs.open(this.journalPath, 'w')
         await handle.close()
         await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
       } catch (error) {
-        throw new DataFileError(`cannot empty journal ${this.journalPath} after saving it in ${this.file}: ${(error as Error).message}`)
+        throw new DataFileError(`cannot empty journal ${this.journalPath} after saving it in ${this.file}: ${fsProblem(error)}`)
       }
     }
     try {
       this.journal = await JournalWriter.open(this.fs, this.journalPath, this.header(), this.durability)
     } catch (error) {
-      throw new DataFileError(`cannot write journal ${this.journalPath}: ${(error as Error).message}`)
+      throw new DataFileError(`cannot write journal ${this.journalPath}: ${fsProblem(error)}`)
     }
     return { created, replayed, tornBytes, removedTemps }
   }
@@ -322,7 +323,7 @@ export class Store {
    * instant before it is written loses it, and a write that fails drops it. Readers see it once it is written.
    */
   observeVerify(entry: VerifyEntry): void {
-    if (this.closed) return
+    if (this.closed || journalRecordProblem({ s: this.seq + 1, k: 'verify', v: entry }) !== undefined) return
     // Past the bound, the older half goes at once (cutting one at a time would copy the list on every call).
     if (this.observations.length >= OBSERVATIONS_MAX) this.observations.splice(0, OBSERVATIONS_MAX / 2)
     this.observations.push({ k: 'verify', v: entry })
@@ -345,6 +346,11 @@ export class Store {
 
   private commit(change: Change): Promise<void> {
     if (this.closed) return Promise.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
+    // What the next start would refuse is never written: the change fails instead (an import is checked whole before).
+    if (change.k !== 'replace') {
+      const problem = journalRecordProblem({ s: this.seq + 1, ...change })
+      if (problem !== undefined) return Promise.reject(new Error(`refused to save a record the sandbox could not read back: ${problem}`))
+    }
     const seq = ++this.seq
     this.pending.noted(seq, change)
     // What was observed of the records a reset or import removes is of no use any more.
@@ -515,6 +521,24 @@ export class Store {
       const handle = await this.fs.open(this.journalPath, 'w')
       await handle.close()
       await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
+    } finally {
+      this.lock.release()
+    }
+  }
+
+  /**
+   * Lets go of the data file without writing it: for a start that failed once the file was open. Every change
+   * acknowledged so far is on disk already; the lock is released, so the next start is not told the file is in use.
+   */
+  async release(): Promise<void> {
+    if (this.closed) return
+    await this.flush().catch(() => {})
+    this.closed = true
+    clearTimeout(this.observationTimer)
+    try {
+      await this.journal.close()
+    } catch {
+      // closing a handle we only give up
     } finally {
       this.lock.release()
     }

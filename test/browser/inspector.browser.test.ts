@@ -64,6 +64,9 @@ describe('the inspector in Chromium', () => {
     await sb.client.simulate(short, { outcome: 'paid', amount: 9.99 })
     await create({ description: 'Two mugs' })
     await sb.client.verifyPayment({ merchant: 'sandbox', trackId: short })
+    // Texts the request log keeps cut (a trackId, a path and a query longer than it keeps) wrap like the rest.
+    await sb.client.verifyPayment({ merchant: 'sandbox', trackId: `long-${'t'.repeat(5000)}` })
+    await sb.client.raw({ method: 'GET', path: `/api/v1/${'p'.repeat(3000)}?${'q'.repeat(3000)}` })
     await shop.waitFor(2)
     await expect.poll(async () => (await sb.client.listDeliveries({ trackId: short }))[0]?.state).toBe('delivered')
     const pages = {

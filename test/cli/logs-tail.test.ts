@@ -1,12 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { describe, expect, onTestFinished, test } from 'vitest'
-import { startSandbox } from '../../src/index.js'
+import { connect, createServer, type Server, type Socket } from 'node:net'
 import { join } from 'node:path'
-import { BIN, exited, pay, ROOT, sandbox, tempDir } from '../helpers.js'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { SandboxClient, startSandbox } from '../../src/index.js'
+import { BIN, exited, freePort, pay, ROOT, sandbox, tempDir } from '../helpers.js'
 import { killed, startRunning } from '../reliability/proc.js'
 
-/** `pay logs tail …` as a process, its stdout read line by line as it comes. */
-function tail(args: string[]): { child: ChildProcess; lines: string[]; stderr: () => string; line: (match: (l: string) => boolean) => Promise<string> } {
+/**
+ * `pay logs tail …` as a process, its stdout read line by line as it comes. `pause()` stops reading it: the pipe fills
+ * and the command's writes wait, as behind a pager nobody scrolls.
+ */
+function tail(args: string[]): {
+  child: ChildProcess
+  lines: string[]
+  stderr: () => string
+  line: (match: (l: string) => boolean) => Promise<string>
+  pause: () => void
+  resume: () => void
+} {
   const child = spawn(process.execPath, [BIN, 'logs', 'tail', ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
   onTestFinished(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
@@ -24,7 +35,40 @@ function tail(args: string[]): { child: ChildProcess; lines: string[]; stderr: (
     await expect.poll(() => lines.find(match), { timeout: 10_000, interval: 20 }).toBeDefined()
     return lines.find(match)!
   }
-  return { child, lines, stderr: () => err, line }
+  return { child, lines, stderr: () => err, line, pause: () => child.stdout!.pause(), resume: () => child.stdout!.resume() }
+}
+
+/** A TCP proxy to `target` that can be taken down (open connections cut, new ones refused) and brought back on its port. */
+async function proxy(target: string): Promise<{ url: string; down: () => Promise<void>; up: () => Promise<void> }> {
+  const to = new URL(target)
+  const port = await freePort()
+  const sockets = new Set<Socket>()
+  let server: Server | undefined
+  const track = (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => socket.destroy())
+  }
+  const up = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = connect(Number(to.port), to.hostname)
+        track(client)
+        track(upstream)
+        client.on('close', () => upstream.destroy())
+        upstream.on('close', () => client.destroy())
+        client.pipe(upstream).pipe(client)
+      })
+      server.listen(port, '127.0.0.1', () => resolve())
+    })
+  const down = () =>
+    new Promise<void>((resolve) => {
+      server!.close(() => resolve())
+      for (const socket of sockets) socket.destroy()
+    })
+  await up()
+  onTestFinished(() => (server?.listening ? down() : undefined))
+  return { url: `http://127.0.0.1:${port}`, down, up }
 }
 
 describe('pay logs tail', () => {
@@ -47,12 +91,17 @@ describe('pay logs tail', () => {
     expect(evil).toContain('"trackId":"evil\\u001b[2J\\u009b31m\\u202e"')
     expect(evil).not.toMatch(/[\u001b\u009b\u202e]/)
 
+    // A trackId longer than the log keeps is shown cut, with its whole size.
+    await sb.client.verifyPayment({ merchant: 'sandbox', trackId: `long${'x'.repeat(999 * 1024)}` })
+    const long = JSON.parse(await t.line((l) => l.includes('"trackId":"longxxx'))) as Record<string, unknown>
+    expect(long).toMatchObject({ trackId: `long${'x'.repeat(252)}`, truncated: { trackId: 999 * 1024 + 4 }, bodyTruncated: true })
+
     await sb.stop()
     stopped = true
     expect(await exited(t.child)).toBe(0)
     expect(t.stderr()).toContain(`The sandbox at ${sb.url} stopped.`)
     // Every line is one whole JSON object, the stream's own requests not among them.
-    expect(t.lines.length).toBeGreaterThanOrEqual(3)
+    expect(t.lines.length).toBeGreaterThanOrEqual(4)
     for (const l of t.lines) expect(() => JSON.parse(l), l).not.toThrow()
     expect(t.lines.some((l) => l.includes('/_sandbox/requests'))).toBe(false)
   })
@@ -75,8 +124,91 @@ describe('pay logs tail', () => {
 
     await killed(server.child, 'SIGKILL')
     expect(await exited(t.child)).toBe(3)
-    expect(t.stderr()).toContain(`Error: the sandbox at ${server.url} went away without stopping gracefully (ECONNREFUSED)`)
+    expect(t.stderr()).toContain(`Error: the sandbox at ${server.url} went away without stopping gracefully (ECONNREFUSED; tried again for 5 s)`)
   })
+
+  test('--follow behind a reader slower than the requests: the sandbox waits, a JSON line says what its log let go, following goes on', async () => {
+    const sb = await startSandbox({ requestLog: { capacity: 100 } })
+    let stopped = false
+    onTestFinished(() => (stopped ? undefined : sb.stop()))
+    const t = tail(['--follow', '--json', '--limit', '0', '--url', sb.url])
+    // Until the follower's stream is open (its own request is not logged), probes may go unseen.
+    await expect.poll(async () => (await sb.client.verifyPayment({ merchant: 'sandbox', trackId: 'probe' }), t.lines.length), { timeout: 10_000, interval: 200 }).toBeGreaterThan(0)
+    t.pause()
+    // More than the pipes and sockets on the way hold (a few MB), then more than the log keeps.
+    const client = new SandboxClient(sb.url, { keepAlive: true })
+    const pad = 'p'.repeat(2000)
+    try {
+      for (let i = 0; i < 5000; i += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, j) => client.raw({ method: 'POST', path: `/api/v1/verify?pad=${pad}`, body: { merchant: 'sandbox', trackId: `flood-${i + j}`, pad } })),
+        )
+      }
+      await client.verifyPayment({ merchant: 'sandbox', trackId: 'after-the-flood' })
+    } finally {
+      client.close()
+    }
+    t.resume()
+    await t.line((l) => l.includes('after-the-flood'))
+    const read = t.lines.map((l) => JSON.parse(l) as { seq?: number; type?: string; from?: number; to?: number; requests?: number; trackId?: string })
+    const skipped = read.filter((r) => r.type === 'skipped')
+    expect(skipped.length).toBeGreaterThan(0)
+    // In order, each request once, and each skip exactly the seqs not shown.
+    let next = read.find((r) => r.seq !== undefined)!.seq!
+    for (const r of read) {
+      if (r.type === 'skipped') {
+        expect(r).toMatchObject({ from: next, requests: r.to! - r.from! + 1 })
+        next = r.to! + 1
+      } else {
+        expect(r.seq).toBe(next)
+        next++
+      }
+    }
+    expect(read.at(-1)!.trackId).toBe('after-the-flood')
+    expect(t.stderr()).toBe('')
+
+    await sb.stop()
+    stopped = true
+    expect(await exited(t.child)).toBe(0)
+  }, 60_000)
+
+  test('--follow over a connection that is cut: it opens it again where it stopped, says what it skipped, and gives up (exit 3) when the sandbox stays away', async () => {
+    const sb = await sandbox({ requestLog: { capacity: 50 } })
+    const way = await proxy(sb.url)
+    const t = tail(['--follow', '--limit', '0', '--url', way.url])
+    const verify = (trackId: string) => sb.client.verifyPayment({ merchant: 'sandbox', trackId })
+    await expect.poll(async () => (await verify('probe'), t.lines.length), { timeout: 10_000, interval: 200 }).toBeGreaterThan(0)
+    await verify('caught-up')
+    await t.line((l) => l.includes('trackId=caught-up '))
+
+    // A short cut: nothing is lost.
+    await way.down()
+    for (let i = 0; i < 10; i++) await verify(`short-cut-${i}`)
+    await way.up()
+    await t.line((l) => l.includes('trackId=short-cut-9 '))
+    expect(t.lines.filter((l) => l.includes('trackId=short-cut-')).length).toBe(10)
+    expect(t.stderr()).toBe('')
+
+    // A cut during which the log lets some go: they are named, the rest shown.
+    await way.down()
+    for (let i = 0; i < 80; i++) await verify(`long-cut-${i}`)
+    await way.up()
+    await t.line((l) => l.includes('trackId=long-cut-79 '))
+    expect(t.stderr()).toContain("… skipped 30 requests while catching up: the sandbox's log let them go before they could be shown (it keeps the last 50, at most 4 MB)")
+    const shown = t.lines.filter((l) => l.includes('trackId=long-cut-')).map((l) => /long-cut-(\d+)/.exec(l)![1])
+    expect(shown).toEqual(Array.from({ length: 50 }, (_, i) => String(30 + i)))
+
+    // A text longer than the log keeps is shown cut, with its whole size.
+    await verify('y'.repeat(300))
+    expect(await t.line((l) => l.includes('trackId=yyy'))).toContain(`trackId=${'y'.repeat(256)}… (300 bytes) `)
+
+    // Gone for good: it tries for a while, then exit 3.
+    const gone = Date.now()
+    await way.down()
+    expect(await exited(t.child)).toBe(3)
+    expect(Date.now() - gone).toBeGreaterThanOrEqual(4500)
+    expect(t.stderr()).toContain(`Error: the sandbox at ${way.url} went away without stopping gracefully (ECONNREFUSED; tried again for 5 s)`)
+  }, 60_000)
 
   test('without --follow: the latest requests, newest last; Ctrl-C ends a follower with exit 0', async () => {
     const sb = await sandbox()

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { SandboxClock } from '../../src/clock/sandbox-clock.js'
+import { CLOCK_LATEST, CLOCK_LATEST_MS } from '../../src/domain/clock-range.js'
 
 /** A clock whose real time and monotonic time the test moves by hand. */
 function manual(start = Date.parse('2030-01-01T00:00:00.000Z')) {
@@ -63,6 +64,27 @@ describe('the sandbox clock', () => {
     const now = clock.nowMs()
     expect(() => clock.setTo(now - 1)).toThrow(new RangeError(`${iso(now - 1)} is before the sandbox clock's time ${iso(now)}; the clock only moves forward (pay clock reset goes back to real time once real time catches up)`))
     expect(clock.setTo(now + 60_000).target).toBe(now + 60_000)
+  })
+
+  test('goes no later than 9999-01-01: a move past it is refused naming the range, and the time stands still there', async () => {
+    const { clock, pass } = manual()
+    expect(() => clock.setTo(Date.parse('9999-12-31T23:59:59.000Z'), '"9999-12-31T23:59:59Z"')).toThrow(
+      new RangeError(`the sandbox clock can be set from the sandbox's own time (the clock never goes back) to ${CLOCK_LATEST} (got "9999-12-31T23:59:59Z")`),
+    )
+    expect(() => clock.setTo(8.64e15)).toThrow(RangeError)
+    await clock.apply(clock.setTo(CLOCK_LATEST_MS))
+    expect(clock.view()).toMatchObject({ now: CLOCK_LATEST })
+    expect(() => clock.advanceBy(1)).toThrow(
+      new RangeError(`the sandbox clock goes no later than ${CLOCK_LATEST}: it is at ${CLOCK_LATEST}, and 1ms more would pass that`),
+    )
+    // Real time goes on; the sandbox time does not pass the top, so every stamp still prints with a four-digit year.
+    pass(400 * 24 * 3_600_000)
+    expect(clock.nowMs()).toBe(CLOCK_LATEST_MS)
+    expect(clock.now().toISOString()).toBe(CLOCK_LATEST)
+    // Nor does a saved clock beyond it, loaded back.
+    const again = manual()
+    again.clock.load({ offsetMs: 1e308 })
+    expect(again.clock.view().now).toBe(CLOCK_LATEST)
   })
 
   test('reset while ahead: the time stands still until real time catches up, and timers keep their waits', async () => {

@@ -18,7 +18,8 @@ afterAll(async () => {
 })
 
 const page = (path: string) => sb.client.raw({ method: 'GET', path, headers: { accept: 'text/html' } })
-const log = async (query = '') => (await sb.client.raw({ method: 'GET', path: `/_sandbox/requests${query}` })).json as { requests: RequestEntry[]; capacity: number; oldestSeq: number; latestSeq: number }
+type LogPage = { requests: RequestEntry[]; capacity: number; maxBytes: number; oldestSeq: number; latestSeq: number }
+const log = async (query = '') => (await sb.client.raw({ method: 'GET', path: `/_sandbox/requests${query}` })).json as LogPage
 
 async function create(fields: Partial<{ merchant: string; amount: number; callbackUrl: string; returnUrl: string; description: string; mobile: string }> = {}): Promise<string> {
   const body = await sb.client.createPayment({ merchant: 'sandbox', amount: 25.5, callbackUrl: 'http://127.0.0.1:9/cb', ...fields })
@@ -186,6 +187,7 @@ describe('the request log', () => {
       }
       const after = await log()
       expect(after.capacity).toBe(1000)
+      expect(after.maxBytes).toBe(4 * 1024 * 1024)
       expect(after.requests).toHaveLength(1000)
       expect(after.latestSeq).toBe(before + sent)
       expect(after.oldestSeq).toBe(after.latestSeq - 999)
@@ -194,6 +196,10 @@ describe('the request log', () => {
       // A follower that asks for what was let go is told so.
       const events = await readEvents(`/_sandbox/requests/events?after=0&path=/nothing`, (text) => text.includes('event: gap'))
       expect(events).toContain(`event: gap\ndata: {"from":1,"to":${after.oldestSeq - 1}}`)
+      // A seq this log never reached was seen in an earlier run of the sandbox: such a reader gets all that is kept.
+      const restarted = await readEvents(`/_sandbox/requests/events?after=${after.latestSeq + 5000}`, (text) => text.includes(`id: ${after.oldestSeq}\n`))
+      expect(restarted).toContain(`event: gap\ndata: {"from":1,"to":${after.oldestSeq - 1}}`)
+      expect(restarted).toContain(`id: ${after.oldestSeq}\nevent: request\n`)
     } finally {
       client.close()
     }
@@ -234,6 +240,90 @@ describe('the request log', () => {
     expect((await log()).requests.some((r) => r.path === '/inspect/payments' || r.path === '/' || r.path === '/_sandbox/requests')).toBe(false)
   })
 
+  test('a client\'s texts are kept cut at a few KB and marked so: a flood of 999 KB trackIds leaves the log, its frames and the pages small', async () => {
+    const client = new SandboxClient(sb.url, { keepAlive: true })
+    const trackId = `${'€'.repeat(100)}${'x'.repeat(999 * 1024)}`
+    const path = `/cut/${'p'.repeat(6000)}`
+    try {
+      const before = (await log()).latestSeq
+      const stream = readEvents(`/_sandbox/requests/events?after=${before}`, (text) => text.includes(`id: ${before + 1}\n`) && text.endsWith('\n\n'))
+      for (let i = 0; i < 20; i += 5) {
+        await Promise.all(Array.from({ length: 5 }, () => client.raw({ method: 'POST', path: '/api/v1/verify', body: { merchant: 'sandbox', trackId } })))
+      }
+      await client.raw({ method: 'GET', path: `${path}?${'q=1&'.repeat(1500)}` })
+      const answer = await sb.client.raw({ method: 'GET', path: `/_sandbox/requests?after=${before}` })
+      expect(answer.status).toBe(200)
+      expect(answer.text.length).toBeLessThan(100_000)
+      const entries = (answer.json as LogPage).requests
+      expect(entries).toHaveLength(21)
+      const flood = entries[0]!
+      expect(Buffer.byteLength(flood.trackId!)).toBeLessThanOrEqual(256)
+      expect(trackId.startsWith(flood.trackId!)).toBe(true)
+      expect(flood.truncated).toEqual({ trackId: Buffer.byteLength(trackId) })
+      expect(flood).toMatchObject({ bodyTruncated: true, bodyBytes: Buffer.byteLength(JSON.stringify({ merchant: 'sandbox', trackId })) })
+      expect(Buffer.byteLength(JSON.stringify(flood))).toBeLessThan(4096)
+      const long = entries.at(-1)!
+      expect(long.path).toBe(path.slice(0, 1024))
+      expect(long.query).toBe('q=1&'.repeat(256))
+      expect(long.truncated).toEqual({ path: path.length, query: 6000 })
+      // A trackId kept cut is no trackId a filter names.
+      expect((await log(`?trackId=${encodeURIComponent(flood.trackId!.slice(0, 200))}&after=${before}`)).requests).toEqual([])
+      // Event frames are as small as the entries.
+      const frames = (await stream).split('\n\n').filter((f) => f.includes('event: request'))
+      expect(frames.length).toBeGreaterThan(0)
+      for (const frame of frames) expect(Buffer.byteLength(frame)).toBeLessThan(4096)
+
+      const home = await page('/')
+      expect(home.status).toBe(200)
+      expect(home.text.length).toBeLessThan(100_000)
+      const requests = await page(`/inspect/requests?path=/api/v1/verify&limit=21`)
+      expect(requests.status).toBe(200)
+      expect(requests.text.length).toBeLessThan(150_000)
+      // Shown cut: the start, then how long it was; a cut trackId links to no payment.
+      expect(requests.text).toContain(`<code>${flood.trackId}</code><span class="muted" title="cut: the log keeps only the first 256 bytes">… (1,023,276 bytes)</span>`)
+      const cutPath = (await page('/inspect/requests?path=/cut/&limit=1')).text
+      expect(cutPath).toContain(`${'p'.repeat(1019)}<span class="muted" title="cut: the log keeps only the first 1024 bytes">… (6,005 bytes)</span>?q=1&amp;`)
+      expect(cutPath).not.toContain('p'.repeat(1020))
+    } finally {
+      client.close()
+    }
+  }, 60_000)
+
+  test('the log is bounded in bytes too: requests at every limit let the oldest go, the answer of limit=1000 and the page stay small', async () => {
+    const own = await startSandbox()
+    const url = new URL(own.url)
+    // As big as every kept text allows, and as costly as JSON and HTML escaping make them.
+    const send = () =>
+      new Promise<number>((resolve, reject) => {
+        const body = '\u0001"<'.repeat(2000)
+        const req = request(
+          { host: url.hostname, port: url.port, method: 'POST', path: `/api/v1/${'<'.repeat(2000)}?${'"&'.repeat(1000)}`, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume()
+            res.on('end', () => resolve(res.statusCode ?? 0))
+          },
+        )
+        req.on('error', reject)
+        req.end(body)
+      })
+    try {
+      for (let i = 0; i < 1000; i += 25) await Promise.all(Array.from({ length: 25 }, send))
+      const res = await own.client.raw({ method: 'GET', path: '/_sandbox/requests?limit=1000' })
+      expect(res.status).toBe(200)
+      const kept = res.json as LogPage
+      expect(kept.latestSeq).toBe(1000)
+      expect(kept.requests.length).toBeLessThan(1000)
+      expect(kept.requests.at(-1)!.seq).toBe(1000)
+      expect(kept.oldestSeq).toBe(kept.requests[0]!.seq)
+      expect(Buffer.byteLength(res.text)).toBeLessThanOrEqual(kept.maxBytes + 1024)
+      const shown = await own.client.raw({ method: 'GET', path: '/inspect/requests?limit=1000', headers: { accept: 'text/html' } })
+      expect(shown.status).toBe(200)
+      expect(Buffer.byteLength(shown.text)).toBeLessThan(3 * kept.maxBytes)
+    } finally {
+      await own.stop()
+    }
+  }, 60_000)
+
   test('filters: path prefix, method, status or class, result, trackId; a bad one is a 400 naming it', async () => {
     const trackId = await create()
     await sb.client.verifyPayment({ merchant: 'sandbox', trackId })
@@ -262,22 +352,32 @@ describe('the request log', () => {
     }
   })
 
-  test('a reader that stops reading is dropped; one that keeps up gets every request', async () => {
+  test('a reader of the request log that stops reading costs nothing: it is paced, then told what was let go; a change stream\'s is dropped', async () => {
     const port = Number(new URL(sb.url).port)
-    const slow = connect(port, '127.0.0.1')
-    let slowBytes = 0
-    let slowClosed = false
-    slow.on('data', (c: Buffer) => (slowBytes += c.length))
-    slow.on('close', () => (slowClosed = true))
-    slow.on('error', () => {})
-    slow.write(`GET /_sandbox/requests/events?path=/api/v1/verify HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
-    await expect.poll(() => slowBytes).toBeGreaterThan(0)
-    slow.pause()
+    /** A stream read by hand: read once, then paused until `resume`. */
+    const pausedReader = (path: string) => {
+      const socket = connect(port, '127.0.0.1')
+      const reader = { bytes: 0, text: '', closed: false, socket }
+      socket.on('data', (c: Buffer) => {
+        reader.bytes += c.length
+        reader.text += c.toString()
+      })
+      socket.on('close', () => (reader.closed = true))
+      socket.on('error', () => {})
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`)
+      return reader
+    }
+    const paced = pausedReader('/_sandbox/requests/events?path=/api/v1/verify')
+    const changes = pausedReader('/_sandbox/events?requests=true')
+    await expect.poll(() => paced.bytes > 0 && changes.bytes > 0).toBe(true)
+    paced.socket.pause()
+    changes.socket.pause()
     const fast = events(`/_sandbox/requests/events?path=/api/v1/verify`)
     await fast.opened
     const client = new SandboxClient(sb.url, { keepAlive: true })
     const pad = 'x'.repeat(2000)
     const sent = 4000
+    const first = (await log()).latestSeq + 1
     try {
       for (let i = 0; i < sent; i += 100) {
         await Promise.all(Array.from({ length: 100 }, () => client.raw({ method: 'POST', path: '/api/v1/verify', body: { merchant: 'sandbox', trackId: 'slow', pad } })))
@@ -287,10 +387,26 @@ describe('the request log', () => {
     }
     await expect.poll(() => fast.count(), { timeout: 10_000 }).toBe(sent)
     fast.close()
-    // The slow reader now reads what was sent to it before it was cut off: far less than everything, then the end.
-    slow.resume()
-    await expect.poll(() => slowClosed, { timeout: 5000 }).toBe(true)
-    expect(slowBytes).toBeLessThan(fast.bytes())
+    const last = (await log()).latestSeq
+    // The paced reader reads again: what was on its way, then what the log let go meanwhile, then the rest.
+    paced.socket.resume()
+    await expect.poll(() => paced.text.includes(`id: ${last}\n`), { timeout: 10_000 }).toBe(true)
+    const gap = /event: gap\ndata: \{"from":(\d+),"to":(\d+)\}/.exec(paced.text)
+    expect(gap).not.toBeNull()
+    const [from, to] = [Number(gap![1]), Number(gap![2])]
+    expect(from).toBeGreaterThan(first)
+    expect(to).toBeLessThan(last)
+    const ids = [...paced.text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))
+    expect(ids).toEqual([...Array.from({ length: from - first }, (_, i) => first + i), ...Array.from({ length: last - to }, (_, i) => to + 1 + i)])
+    // Still open: it gets the next one.
+    await sb.client.verifyPayment({ merchant: 'sandbox', trackId: 'after-the-gap' })
+    await expect.poll(() => paced.text.includes('after-the-gap'), { timeout: 5000 }).toBe(true)
+    expect(paced.closed).toBe(false)
+    paced.socket.destroy()
+    // The change stream cannot go back: its reader was cut off, and reads far less than everything, then the end.
+    changes.socket.resume()
+    await expect.poll(() => changes.closed, { timeout: 5000 }).toBe(true)
+    expect(changes.bytes).toBeLessThan(fast.bytes())
   }, 60_000)
 })
 

@@ -58,7 +58,45 @@ const refusals: Array<{ name: string; damage: (f: Files) => Promise<void>; file:
     name: 'a journal line that is JSON but not a record',
     damage: (f) => appendFile(f.journal, '{"s": 99, "k": "rm -rf"}\n{"s": 100, "k": "reset"}\n'),
     file: (f) => f.journal,
-    message: /is damaged at line \d+ \(not a journal record\)/,
+    message: /is damaged at line 7 \(not a journal record: k must be one of merchant, payment, .* \(got "rm -rf"\)\)/,
+  },
+  {
+    name: 'a journal clock record past what dates can print',
+    damage: (f) => appendFile(f.journal, '{"s":99,"k":"clock","v":{"offsetMs":1e308}}\n'),
+    file: (f) => f.journal,
+    message: /is damaged at line 7 \(clock\.offsetMs must be an offset from 0 to 253370764800000 ms: the sandbox clock goes no later than 9999-01-01T00:00:00\.000Z \(got 1e\+308\)\)\. It was left untouched/,
+  },
+  {
+    name: 'a payment record edited by hand in the journal',
+    damage: async (f) => {
+      const lines = (await readFile(f.journal, 'utf8')).split('\n')
+      lines[2] = lines[2]!.replace(/"amount":\d+/, '"amount":"ten"')
+      await writeFile(f.journal, lines.join('\n'))
+    },
+    file: (f) => f.journal,
+    message: /is damaged at line 3 \(payment\.amount must be a number \(got "ten"\)\)/,
+  },
+  {
+    name: 'a record edited by hand in the data file',
+    damage: async (f) => writeFile(f.data, (await readFile(f.data, 'utf8')).replace('"enabled":true', '"enabled":"yes"')),
+    file: (f) => f.data,
+    message: /has a record the sandbox cannot use at line 6: merchants\[0\]\.enabled must be true or false \(got "yes"\)\. It was left untouched/,
+  },
+  {
+    name: 'a data file whose clock is past what dates can print',
+    damage: async (f) => writeFile(f.data, (await readFile(f.data, 'utf8')).replace('"seq": 0,\n', '"seq": 0,\n"clock": {"offsetMs": 8.64e15},\n')),
+    file: (f) => f.data,
+    message: /has a record the sandbox cannot use at line 4: clock\.offsetMs must be an offset from 0 to 253370764800000 ms/,
+  },
+  {
+    name: 'a hand-written data file (not one record per line) with a payment that cannot be read',
+    damage: async (f) => {
+      const data = JSON.parse(await readFile(f.data, 'utf8')) as { payments: unknown[] }
+      data.payments.push({ trackId: 'x' })
+      await writeFile(f.data, JSON.stringify(data, null, 2))
+    },
+    file: (f) => f.data,
+    message: /has a record the sandbox cannot use: payments\[0\]\.merchant is missing\. It was left untouched/,
   },
 ]
 

@@ -1,9 +1,11 @@
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import { SandboxClient } from '../../src/client/index.js'
+import { ExitCode } from '../../src/cli/exit-codes.js'
 import { receiver } from '../callbacks/receiver.js'
 import { tempDir } from '../helpers.js'
-import { killed, startRunning } from './proc.js'
+import { killed, startRefused, startRunning } from './proc.js'
 
 test('few file descriptors and receivers that never answer: every change is acknowledged with its notification, none lost', async () => {
   const rx = await receiver(() => 'hang')
@@ -35,3 +37,14 @@ test('few file descriptors and receivers that never answer: every change is ackn
   const deliveries = await after.listDeliveries()
   expect(new Set(deliveries.map((d) => d.trackId))).toEqual(new Set(paid))
 }, 60_000)
+
+test('too few file descriptors to start (ulimit -n 40): exit 7 saying so and how to raise the limit, no stack, nothing written', async () => {
+  const dir = await tempDir()
+  const data = join(dir, 'data.json')
+  // About 50 are needed: Node takes some 20 for itself, and loads the CLI's pieces all at once.
+  const outcome = await startRefused(['--data', data], { shell: 'ulimit -n 40' })
+  expect(outcome.code).toBe(ExitCode.startFailed)
+  expect(outcome.stderr).toMatch(/^Error: too many open files \(EMFILE\) .*raise the limit of open files, e\.g\. `ulimit -n 1024`/)
+  expect(outcome.stderr).not.toMatch(/\n\s+at /)
+  expect(await readdir(dir)).toEqual([])
+})

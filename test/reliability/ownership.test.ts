@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import { SandboxClient } from '../../src/client/index.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { startServer } from '../../src/server/start.js'
 import { ROOT, tempDir } from '../helpers.js'
 import { killed, startProcess, startRefused, startRunning } from './proc.js'
 
@@ -131,3 +132,12 @@ test('a start on a full disk exits 7 naming the data file', async () => {
   expect(started.exited.stderr).not.toMatch(/\n\s+at /)
   expect(await readFile(data, 'utf8')).toBe(before)
 }, 30_000)
+
+test('a start that fails once the data file is open lets go of it: no lock is left, the next start is not refused', async () => {
+  const data = join(await tempDir(), 'data.json')
+  // Node refuses the server's timeout only once the data file is open and the app is being built.
+  await expect(startServer({ port: 0, dataFile: data, timeouts: { requestMs: -5 } })).rejects.toThrow(/requestTimeout/)
+  await expect(lstat(`${data}.lock`)).rejects.toMatchObject({ code: 'ENOENT' })
+  const next = await startRunning(['--data', data])
+  expect((await client(next.url).health()).counts.merchants).toBe(1)
+})

@@ -59,8 +59,8 @@ export async function startRunning(args: string[], options: { shell?: string } =
 }
 
 /** Starts a sandbox process that must refuse to start. */
-export async function startRefused(args: string[]): Promise<StartOutcome> {
-  const started = await startProcess(args)
+export async function startRefused(args: string[], options: { shell?: string } = {}): Promise<StartOutcome> {
+  const started = await startProcess(args, options)
   if ('running' in started) throw new Error(`sandbox started at ${started.running.url} but was expected to refuse`)
   return started.exited
 }

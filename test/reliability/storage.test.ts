@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import { type RawResponse, SandboxClient } from '../../src/client/index.js'
@@ -45,6 +46,34 @@ async function canMakeImmutable(): Promise<boolean> {
 
 function setImmutable(path: string, on: boolean): void {
   execFileSync('chattr', [on ? '+i' : '-i', path])
+}
+
+/**
+ * A folder on a file system of its own of `kb` KB (tmpfs), unmounted when the test finishes. Undefined where
+ * mounting is not allowed (it needs root, and a container may forbid it).
+ */
+async function smallDisk(kb: number): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return undefined
+  const dir = await mkdtemp(join(tmpdir(), 'pay-disk-'))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${kb}k`, 'tmpfs', dir], { stdio: 'ignore' })
+  } catch {
+    await rm(dir, { recursive: true, force: true })
+    return undefined
+  }
+  onTestFinished(async () => {
+    // Lazily: a process of the test may still hold a file there until its own clean-up.
+    execFileSync('umount', ['-l', dir])
+    await rm(dir, { recursive: true, force: true })
+  })
+  return dir
+}
+
+/** Fills the file system holding `dir` to the last byte. */
+async function fill(dir: string): Promise<void> {
+  await writeFile(join(dir, 'filler'), Buffer.alloc(16 * 1024 * 1024)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOSPC') throw error
+  })
 }
 
 test('a full disk (file size limit, EFBIG): create answers 503 storage_unavailable, nothing unsaved is acknowledged, serving goes on', async () => {
@@ -152,4 +181,26 @@ test('a data folder that cannot be written: start refuses with exit 7, naming th
   expect(outcome.stderr).toContain(data)
   expect(outcome.stderr).toMatch(/folder must be writable/)
   expect(outcome.stderr).not.toMatch(/\n\s+at /)
+})
+
+test('a start on a disk with no space left says the disk is full (ENOSPC) and what to do: exit 7, nothing left behind', async (context) => {
+  const disk = await smallDisk(256)
+  if (!disk) {
+    context.skip('needs root and a tmpfs mount, to have a real file system run out of space')
+    return
+  }
+  const data = join(disk, 'data.json')
+  await fill(disk)
+  const outcome = await startRefused(['--data', data])
+  expect(outcome.code).toBe(ExitCode.startFailed)
+  expect(outcome.stderr).toBe(
+    `Error: cannot create lock file ${data}.lock beside data file ${data}: the disk is full (ENOSPC): free some space on it, or start on another disk with --data <file>.\n`,
+  )
+  // Not even the lock's own temporary file is left behind.
+  expect(await readdir(disk)).toEqual(['filler'])
+  // Once there is room, the same start works.
+  await rm(join(disk, 'filler'))
+  const server = await startRunning(['--data', data])
+  expect((await new SandboxClient(server.url).health()).counts.payments).toBe(0)
+  expect(await killed(server.child, 'SIGTERM')).toBe(0)
 })

@@ -77,6 +77,7 @@ describe('scenario validator', () => {
     ['clock with two moves', base([{ clock: { advance: '1s', reset: true } }]), 'step 1 (clock) › clock'],
     ['clock advance beyond 24h', base([{ clock: { advance: '25h' } }]), 'step 1 (clock) › clock.advance: must be a duration from 1ms to 24h'],
     ['clock set to no time', base([{ clock: { set: 'next tuesday' } }]), 'step 1 (clock) › clock.set: must be an ISO 8601 time, e.g. 2030-01-31T12:00:00Z (got "next tuesday")'],
+    ['clock set past the range', base([{ clock: { set: '9999-12-31T23:59:59Z' } }]), 'step 1 (clock) › clock.set: must be no later than 9999-01-01T00:00:00.000Z, the latest time the sandbox clock goes to (got "9999-12-31T23:59:59Z")'],
     ['mine until a merchant', base([merchant, { mine: { until: 'shop' } }]), 'step 2 (mine) › mine.until: "shop" is step 1, a merchant step, not a create step'],
     ['verifies of an unknown payment', base([{ verifies: { payment: 'order' } }]), 'step 1 (verifies) › verifies.payment: no earlier create step is named "order"'],
     ['audit expecting an unknown check', base([{ audit: {}, expect: { found: ['trust-the-callback'] } }]), 'step 1 (audit) › expect.found[0]: must be a check id: unverified-notification,'],

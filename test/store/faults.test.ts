@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import type { Payment } from '../../src/domain/types.js'
-import { payment } from './records.js'
+import { payment, trackIdOf } from './records.js'
 import { Store } from '../../src/store/store.js'
 import { tempDir } from '../helpers.js'
 import { errno, type Faults, faultyFs, gate } from './faulty-fs.js'
@@ -36,15 +36,15 @@ describe('durable before visible', () => {
     faults.sync = (path) => (isJournal(path) ? slow.wait() : undefined)
     const paid = store.putPayment({ ...payment(1, 'paid'), refNumber: '100000000001' })
     while (!slow.waiting()) await turn()
-    expect(store.getPayment('track-1')?.status).toBe('pending')
+    expect(store.getPayment(trackIdOf(1))?.status).toBe('pending')
     expect(store.listPayments({ status: 'paid' })).toEqual([])
     expect(store.exportImage().payments[0]?.status).toBe('pending')
     expect(store.hasRefNumber('100000000001')).toBe(false)
-    expect(store.latest.getPayment('track-1')?.status).toBe('paid')
+    expect(store.latest.getPayment(trackIdOf(1))?.status).toBe('paid')
     expect(store.latest.hasRefNumber('100000000001')).toBe(true)
     slow.open()
     await paid
-    expect(store.getPayment('track-1')?.status).toBe('paid')
+    expect(store.getPayment(trackIdOf(1))?.status).toBe('paid')
     await store.close()
   })
 
@@ -68,8 +68,8 @@ describe('durable before visible', () => {
     expect(await first).toMatchObject({ name: 'SandboxError', kind: 'storageUnavailable' })
     expect(await second).toMatchObject({ kind: 'storageUnavailable' })
     for (const view of [store, store.latest]) {
-      expect(view.getPayment('track-1')?.status).toBe('pending')
-      expect(view.getPayment('track-2')).toBeUndefined()
+      expect(view.getPayment(trackIdOf(1))?.status).toBe('pending')
+      expect(view.getPayment(trackIdOf(2))).toBeUndefined()
       expect(view.hasRefNumber('100000000001')).toBe(false)
     }
     // The next write tries the disk again.
@@ -77,8 +77,8 @@ describe('durable before visible', () => {
     await store.putPayment(payment(3))
     const again = await reopen(file, store)
     expect(again.listPayments().map((p) => [p.trackId, p.status])).toEqual([
-      ['track-1', 'pending'],
-      ['track-3', 'pending'],
+      [trackIdOf(1), 'pending'],
+      [trackIdOf(3), 'pending'],
     ])
     await again.close()
   })
@@ -103,9 +103,9 @@ describe('durable before visible', () => {
     for (const r of refused) expect(await r).toMatchObject({ kind: 'storageUnavailable' })
     await store.flush()
     const snapshot = JSON.parse(await readFile(file, 'utf8')) as { payments: Payment[] }
-    expect(snapshot.payments.map((p) => p.trackId)).toEqual(['track-1'])
+    expect(snapshot.payments.map((p) => p.trackId)).toEqual([trackIdOf(1)])
     const again = await reopen(file, store)
-    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1'])
+    expect(again.listPayments().map((p) => p.trackId)).toEqual([trackIdOf(1)])
     await again.close()
   })
 })
@@ -124,9 +124,9 @@ describe('a journal that fails', () => {
     faults.write = undefined
     await store.putPayment(payment(4))
     const journal = await readFile(`${file}.journal`, 'utf8')
-    expect(journal).not.toContain('track-2')
+    expect(journal).not.toContain(trackIdOf(2))
     const again = await reopen(file, store)
-    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1', 'track-4'])
+    expect(again.listPayments().map((p) => p.trackId)).toEqual([trackIdOf(1), trackIdOf(4)])
     await again.close()
   })
 
@@ -147,7 +147,7 @@ describe('a journal that fails', () => {
     expect(await settle(store.putPayment(payment(3)))).toMatchObject({ kind: 'storageUnavailable' })
     await store.putPayment(payment(4))
     const again = await reopen(file, store)
-    expect(again.listPayments().map((p) => p.trackId)).toEqual(['track-1', 'track-4'])
+    expect(again.listPayments().map((p) => p.trackId)).toEqual([trackIdOf(1), trackIdOf(4)])
     await again.close()
   })
 
@@ -244,4 +244,31 @@ describe('descriptors', () => {
     expect(openDescriptors() - before).toBeLessThan(3)
     expect(stores).toHaveLength(20)
   })
+})
+
+describe('a start the disk or the descriptors refuse', () => {
+  const rows: Array<{ name: string; faults: Faults; message: (file: string) => string }> = [
+    {
+      name: 'the data file cannot be written (ENOSPC): the disk is full, and what to do',
+      faults: { write: (path) => (path.includes('.tmp-') ? 0 : undefined) },
+      message: (file) => `cannot write data file ${file}, so it was left as it was: the disk is full (ENOSPC): free some space on it, or start on another disk with --data <file>`,
+    },
+    {
+      name: 'the journal cannot be opened (EMFILE): too many open files, and how to raise the limit',
+      faults: {
+        open: (path, flags) => {
+          if (isJournal(path) && flags === 'a') throw errno('EMFILE', 'too many open files')
+        },
+      },
+      message: (file) => `cannot write journal ${file}.journal: too many open files (EMFILE): raise the limit of open files, e.g. \`ulimit -n 1024\`, and start again`,
+    },
+  ]
+  for (const row of rows) {
+    test(`${row.name}; the lock is let go`, async () => {
+      const dir = await tempDir()
+      const file = join(dir, 'data.json')
+      await expect(Store.open({ file, fs: faultyFs(row.faults) })).rejects.toThrow(row.message(file))
+      expect(await readdir(dir)).not.toContain('data.json.lock')
+    })
+  }
 })

@@ -2,7 +2,7 @@ import { appendFile, readFile, stat, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import type { Payment } from '../../src/domain/types.js'
-import { payment } from './records.js'
+import { payment, trackIdOf } from './records.js'
 import { DataFileError } from '../../src/store/errors.js'
 import { Store } from '../../src/store/store.js'
 import { tempDir } from '../helpers.js'
@@ -19,16 +19,16 @@ describe('Store', () => {
     const text = await readFile(file, 'utf8')
     const data = JSON.parse(text) as { format: string; payments: Payment[] }
     expect(data.format).toBe('pay-sandbox/1')
-    expect(data.payments.map((p) => p.trackId)).toEqual(['track-1'])
-    expect(text.split('\n').some((line) => line.startsWith('{"trackId":"track-1"'))).toBe(true)
+    expect(data.payments.map((p) => p.trackId)).toEqual([trackIdOf(1)])
+    expect(text.split('\n').some((line) => line.startsWith(`{"trackId":"${trackIdOf(1)}"`))).toBe(true)
   })
 
   test('a change is durable in the journal before it resolves, and replayed after a crash', async () => {
     const file = join(await tempDir(), 'data.json')
     const { store } = await Store.open({ file })
     await Promise.all(Array.from({ length: 200 }, (_, i) => store.putPayment(payment(i))))
-    await store.putPayment({ ...payment(7), status: 'paid', refNumber: '123456789012', paidAmount: 8 })
-    await store.putMerchant({ key: 'shop', name: 'Shop', enabled: false, createdAt: 'x', updatedAt: 'x' })
+    await store.putPayment({ ...payment(7, 'paid'), refNumber: '123456789012' })
+    await store.putMerchant({ key: 'shop', name: 'Shop', enabled: false, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' })
     const journal = await readFile(`${file}.journal`, 'utf8')
     // The first line names the data file the journal belongs to; then one line per change.
     expect(JSON.parse(journal.split('\n')[0]!)).toMatchObject({ journal: 'pay-sandbox/1', after: 0 })
@@ -37,7 +37,7 @@ describe('Store', () => {
     const { store: again, report } = await Store.open({ file })
     expect(report.replayed).toBe(202)
     expect(again.counts()).toEqual({ merchants: 2, payments: 200, deliveries: 0 })
-    expect(again.getPayment('track-7')).toMatchObject({ status: 'paid', refNumber: '123456789012' })
+    expect(again.getPayment(trackIdOf(7))).toMatchObject({ status: 'paid', refNumber: '123456789012' })
     expect(again.hasRefNumber('123456789012')).toBe(true)
     expect(again.getMerchant('shop')?.enabled).toBe(false)
     // Replay folded the journal into the snapshot: the journal holds only its header line again.
@@ -101,7 +101,7 @@ describe('Store', () => {
     await appendFile(`${file}.journal`, '{"s":99,"k":"payment","v":{"trackId":"tor')
     const { store: again, report } = await Store.open({ file })
     expect(report.tornBytes).toBeGreaterThan(0)
-    expect(again.getPayment('track-1')).toBeDefined()
+    expect(again.getPayment(trackIdOf(1))).toBeDefined()
     expect(again.counts().payments).toBe(1)
     await again.close()
     await store.close().catch(() => {})
@@ -118,6 +118,29 @@ describe('Store', () => {
     expect(await readFile(`${file}.journal`, 'utf8')).toBe(journal)
     expect(await readFile(file, 'utf8')).toBe(snapshot)
     await store.close().catch(() => {})
+  })
+
+  test('a change the next start would refuse is never written: it fails, and the state and journal stay as they were', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const { store } = await Store.open({ file })
+    await store.putPayment(payment(1))
+    const journal = await readFile(`${file}.journal`, 'utf8')
+    await expect(store.putClock({ offsetMs: 1e308 })).rejects.toThrow(
+      'refused to save a record the sandbox could not read back: clock.offsetMs must be an offset from 0 to 253370764800000 ms',
+    )
+    await expect(store.putPayment({ ...payment(2), createdAt: '+010000-01-01T00:00:00.000Z' })).rejects.toThrow(/payment\.createdAt must be a time as the sandbox writes it/)
+    await expect(store.putPayment({ ...payment(3), status: 'paid' })).rejects.toThrow(/payment\.status is paid but its last history entry is pending/)
+    store.observeVerify({ trackId: trackIdOf(1), at: 'yesterday', owner: true, result: 202, status: 'pending' })
+    await store.flush()
+    expect(store.clock()).toBeUndefined()
+    expect(store.counts().payments).toBe(1)
+    expect(store.verifiesOf(trackIdOf(1))).toBeUndefined()
+    expect(await readFile(`${file}.journal`, 'utf8')).toBe(journal)
+    // What was written starts again.
+    await store.putPayment(payment(4))
+    const { store: again } = await Store.open({ file })
+    expect(again.counts().payments).toBe(2)
+    await again.close()
   })
 
   test('API keys are found only by their exact value', async () => {

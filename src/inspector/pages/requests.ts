@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from '../../checkout/html.js'
 import { filterQuery, type RequestFilter } from '../request-filter.js'
-import type { RequestEntry } from '../request-log.js'
+import { type CutField, KEPT_BYTES, type RequestEntry } from '../request-log.js'
 import { cell, inspectorPage, paymentHref, type SiteLinks, statusClass } from './parts.js'
 
 export const REQUESTS_SHOWN = { default: 200, max: 1000 } as const
@@ -12,6 +12,7 @@ export interface RequestsPageInput {
   filter: RequestFilter
   limit: number
   capacity: number
+  maxBytes: number
   links: SiteLinks
 }
 
@@ -20,7 +21,7 @@ export function requestsPage(input: RequestsPageInput): string {
   const f = input.filter
   const query = filterQuery(f).toString()
   const body = html`<h1>Requests</h1>
-<p class="muted">Every request to the spec API, the control API, the checkout page and the Bot API, newest first, with its body (spec and control API, first 2 KB) and answer. Kept in memory only: the last ${input.capacity.toLocaleString('en-US')} requests since the sandbox started, not saved to the data file. In a terminal: <code>pay logs tail --follow</code>.</p>
+<p class="muted">Every request to the spec API, the control API, the checkout page and the Bot API, newest first, with its body (spec and control API, first 2 KB) and answer; a longer path, query or trackId is shown cut. Kept in memory only: the last ${input.capacity.toLocaleString('en-US')} requests since the sandbox started (fewer when they would take more than ${String(Math.round(input.maxBytes / 1024 / 1024))} MB), not saved to the data file. In a terminal: <code>pay logs tail --follow</code>.</p>
 <form class="card filters" method="get" action="/inspect/requests" role="search" aria-label="Filter requests">
 <label>Path starts with<input type="text" name="path" value="${f.path ?? ''}" placeholder="/api/v1/verify" maxlength="512" autocomplete="off"></label>
 <label>Method<input type="text" name="method" value="${f.method ?? ''}" placeholder="POST" maxlength="16" autocomplete="off"></label>
@@ -60,10 +61,10 @@ export function requestRows(requests: RequestEntry[], prefix: string): SafeHtml 
   const rows = requests.map(
     (r) => html`<tr data-seq="${String(r.seq)}">
 ${cell('Time (UTC)', html`<time datetime="${r.at}">${r.at.slice(11, 23)}</time>`, 'nowrap')}
-${cell('Request', html`<strong>${r.method}</strong> <code class="path">${r.path}${r.query !== undefined ? `?${r.query}` : ''}</code>`, 'path')}
+${cell('Request', html`<strong>${r.method}</strong> <code class="path">${r.path}${cut(r, 'path')}${r.query !== undefined ? html`?${r.query}${cut(r, 'query')}` : ''}</code>`, 'path')}
 ${cell('HTTP', html`<span class="${statusClass(r.status)}">${String(r.status)}</span>`, 'num')}
 ${cell('Answer', r.result !== undefined ? html`result <strong>${String(r.result)}</strong>` : r.error !== undefined ? html`<code>${r.error}</code>` : '—')}
-${cell('Track ID', r.trackId !== undefined ? html`<a href="${paymentHref(r.trackId)}"><code>${r.trackId}</code></a>` : '—', 'nowrap')}
+${cell('Track ID', trackIdCell(r), (r.trackId?.length ?? 0) > TRACK_ID_NOWRAP ? 'path' : 'nowrap')}
 ${cell('Time taken', `${r.ms.toFixed(1)} ms`, 'num')}
 ${cell('Body', body(r, prefix))}
 </tr>`,
@@ -72,8 +73,24 @@ ${cell('Body', body(r, prefix))}
 <tbody>${rows}</tbody>`
 }
 
+/** A trackId longer than this (ours have 22 characters) wraps rather than widen the table. */
+const TRACK_ID_NOWRAP = 40
+
+/** After a text the log kept cut: what is shown is only its start. */
+function cut(r: RequestEntry, field: CutField): SafeHtml | string {
+  const bytes = r.truncated?.[field]
+  return bytes === undefined ? '' : html`<span class="muted" title="cut: the log keeps only the first ${String(KEPT_BYTES[field])} bytes">… (${bytes.toLocaleString('en-US')} bytes)</span>`
+}
+
+/** A trackId links to its payment; one kept cut names none. */
+function trackIdCell(r: RequestEntry): SafeHtml | string {
+  if (r.trackId === undefined) return '—'
+  if (r.truncated?.trackId !== undefined) return html`<code>${r.trackId}</code>${cut(r, 'trackId')}`
+  return html`<a href="${paymentHref(r.trackId)}"><code>${r.trackId}</code></a>`
+}
+
 function body(r: RequestEntry, prefix: string): SafeHtml | string {
   if (r.body === undefined) return '—'
-  const size = `${String(r.bodyBytes ?? r.body.length)} bytes${r.bodyTruncated ? ', first 2 KB shown' : ''}`
+  const size = `${String(r.bodyBytes ?? r.body.length)} bytes${r.bodyTruncated ? `, first ${KEPT_BYTES.body / 1024} KB shown` : ''}`
   return html`<details id="${prefix}-body-${String(r.seq)}"><summary>${size}</summary><pre class="code">${r.body}</pre></details>`
 }
