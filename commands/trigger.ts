@@ -5,7 +5,7 @@ import { callbackModeFlag, callbackModeOf } from '../src/cli/callback-mode.js'
 import { durationFlag } from '../src/cli/duration.js'
 import { ExitCode } from '../src/cli/exit-codes.js'
 import { fields, line, paint, parseNumber, status } from '../src/cli/format.js'
-import { actAndWatch, callbackFailure, callbackLine, callbackOk, callbackReport, type TriggerResult, verifyAnswer } from '../src/cli/trigger.js'
+import type { TriggerResult } from '../src/cli/trigger.js'
 import { usage } from '../src/cli/usage.js'
 import { verifyMeaning } from '../src/cli/verify-answer.js'
 import type { CreateBody } from '../src/client/index.js'
@@ -68,6 +68,7 @@ Exits 8 when the callback was not delivered (the receiver answered non-2xx or no
 
     const given = flags['callback-url'] ? flags['callback-url'] : await this.askCallbackUrl()
     const { startListener } = await import('../src/callbacks/listener.js')
+    const { actAndWatch, callbackFailure, callbackLine, callbackOk, callbackReport, verifyAnswer } = await import('../src/cli/trigger.js')
     const own = given === undefined ? await startListener({ port: 0, host: '127.0.0.1', onRequest: () => {} }) : undefined
     const callbackUrl = given ?? `${own!.url}/callback`
     try {
