@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { SandboxClock } from '../clock/sandbox-clock.js'
 import { parseDuration } from '../domain/duration.js'
 import { SandboxError } from '../domain/outcomes.js'
-import { json, replies } from '../server/schemas.js'
+import { json, replies } from '../http/schemas.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { audit, type AuditReport, type AuditSettings, CHECK_IDS, type CheckId, isCheckId } from './rules.js'
 

@@ -3,6 +3,7 @@ import { REPLAY_URL_MAX } from '../domain/callback.js'
 import { type CallbackMode, type ChaosSettings, chaosPick, faultOf, FaultReason, formatCallbackMode, planOf, seededRandom } from '../domain/fault.js'
 import { newDeliveryId } from '../domain/ids.js'
 import { SandboxError } from '../domain/outcomes.js'
+import type { CallbackFaults } from '../domain/settings.js'
 import { isFinal } from '../domain/payment.js'
 import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
 import { isValidUrl } from '../domain/validate.js'
@@ -26,13 +27,7 @@ import {
 import { type CallbackPolicy, formatDuration, longestWait, resolvePolicy } from './schedule.js'
 import { type SendResult, sendCallback } from './send.js'
 
-/** What the sandbox does with notifications nobody asked a mode for (`pay sandbox start --callback-mode`, `--callback-chaos`). */
-export interface CallbackFaults {
-  /** The mode of every notification that has no mode of its own (default: send). */
-  mode?: CallbackMode
-  /** A fault picked by a seeded generator for a share of notifications. */
-  chaos?: ChaosSettings
-}
+export type { CallbackFaults }
 
 export interface DispatcherOptions {
   store: Store

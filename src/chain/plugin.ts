@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { json, noQuery, replies } from '../server/schemas.js'
+import { json, noQuery, replies } from '../http/schemas.js'
 import { MAX_BLOCKS_PER_MINE } from './rules.js'
 import type { ChainService } from './service.js'
 

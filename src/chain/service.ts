@@ -1,15 +1,11 @@
 import type { SandboxClock, Timer } from '../clock/sandbox-clock.js'
 import { SandboxError } from '../domain/outcomes.js'
+import type { ChainOptions } from '../domain/settings.js'
 import type { Payment, PaymentStatus } from '../domain/types.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { applyBlocks, DEFAULT_CONFIRMATIONS, MAX_BLOCKS_PER_MINE, requiredConfirmations } from './rules.js'
 
-export interface ChainOptions {
-  /** Confirmations every asset needs (default: each asset's own, DEFAULT_CONFIRMATIONS). */
-  confirmations?: number
-  /** Mine a block this often on the sandbox clock (default: only when asked). */
-  blockTimeMs?: number
-}
+export type { ChainOptions }
 
 /** A payment a block changed. */
 export interface MinedPayment {

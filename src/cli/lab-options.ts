@@ -3,7 +3,7 @@ import { describePolicy } from '../callbacks/schedule.js'
 import type { ChainOptions } from '../chain/service.js'
 import { formatDuration } from '../domain/duration.js'
 import { formatCallbackMode } from '../domain/fault.js'
-import type { SandboxSettings } from '../server/info.js'
+import type { SandboxSettings } from '../domain/settings.js'
 
 /** What `pay sandbox start` sets up for rehearsing unhappy paths: callback faults, expiry, confirmations. */
 export interface LabOptions {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { SandboxError } from '../domain/outcomes.js'
-import type { EventStreams } from '../server/sse.js'
+import type { EventStreams } from '../http/sse.js'
 import type { ChangeFeed } from './changes.js'
 import { matchesFilter, readFilter, type RequestFilter } from './request-filter.js'
 import type { RequestLog } from './request-log.js'

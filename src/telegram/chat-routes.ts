@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
-import { pageHeaders } from '../checkout/layout.js'
+import { pageHeaders } from '../pages/layout.js'
 import { SandboxError } from '../domain/outcomes.js'
 import type { BotRecord, MessageRecord } from '../domain/telegram-records.js'
 import { CHAT_STYLES, chatPage } from './chat-page.js'
 import { DEFAULT_CHAT_ID } from './messages.js'
 import type { TelegramService } from './service.js'
 import type { ChatBot, ChatMessage } from './views.js'
-import { GUARD_REFUSALS, json, media, noQuery, replies } from '../server/schemas.js'
+import { GUARD_REFUSALS, json, media, noQuery, replies } from '../http/schemas.js'
 
 const chatRef = {
   bot: { type: 'string', minLength: 1, maxLength: 200 },

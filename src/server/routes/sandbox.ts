@@ -4,7 +4,7 @@ import type { Outcome } from '../../domain/payment.js'
 import type { PaymentStatus } from '../../domain/types.js'
 import type { SandboxService } from '../../service/sandbox.js'
 import type { ClockView } from '../../clock/sandbox-clock.js'
-import type { SandboxInfo } from '../info.js'
+import type { SandboxInfo } from '../../http/info.js'
 import {
   createMerchantBody,
   emptyBody,
@@ -20,7 +20,7 @@ import {
   simulateBody,
   trackIdParams,
   verifyJournal,
-} from '../schemas.js'
+} from '../../http/schemas.js'
 
 const tags = ['Control API']
 

@@ -206,7 +206,7 @@ export const one = (field: string, name: 'Merchant' | 'Payment' | 'Delivery') =>
 export const many = (field: string, name: 'Merchant' | 'Payment' | 'Delivery') =>
   ({ type: 'object', properties: { [field]: { type: 'array', items: record(name) } }, required: [field] }) as const
 
-/** Body-less POSTs send `{}` (src/server/guard.ts reads an empty JSON body as {}). */
+/** Body-less POSTs send `{}` (src/http/body.ts reads an empty JSON body as {}). */
 export const emptyBody = { type: 'object', additionalProperties: false, description: 'send `{}` (or nothing, with `Content-Type: application/json`)' } as const
 
 export const healthResponse = {
