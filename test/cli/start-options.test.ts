@@ -123,7 +123,8 @@ test('exec: every option it reads from an environment variable reaches its sandb
   const fromEnv = rows.filter(([, row]) => row.env !== undefined && row.exec === undefined)
   expect(fromEnv.length).toBeGreaterThan(10)
   const env = Object.fromEntries(fromEnv.map(([name, row]) => [row.env!, String(given[name])]))
-  const r = await pay(['sandbox', 'exec', '--', process.execPath, '-e', healthScript], { env, timeoutMs: 40_000 })
+  // A data file of the test's own: exec's temporary folder would be another test's business.
+  const r = await pay(['sandbox', 'exec', '--data', given.data as string, '--', process.execPath, '-e', healthScript], { env, timeoutMs: 40_000 })
   expect(r.code, r.stderr).toBe(0)
   const { seen, asked } = readBack(JSON.parse(r.stdout) as Health, Object.fromEntries(fromEnv.map(([name]) => [name, given[name]])))
   expect(seen).toEqual(asked)
