@@ -183,14 +183,17 @@ export function planOf(fault: CallbackMode | DeliveryFault | undefined): Deliver
   }
 }
 
+/** How to ask for a late notification instead of a held one: `delay=<duration>`. */
+const LATE_ROW = FAULT_ROWS.find((r) => r.effect.waitMs !== undefined)
+export const LATE_MODE_USAGE: string = LATE_ROW ? CALLBACK_MODES.usage(LATE_ROW as CallbackModeRow) : ''
+
 /**
  * Why a mode cannot be played on the change to a final status, whose payment has no next notification: a held one
  * would wait forever. Undefined when it can.
  */
 export function heldForever(mode: CallbackMode, outcome: string): string | undefined {
   if (!planOf(mode).held) return undefined
-  const late = FAULT_ROWS.find((r) => r.effect.waitMs !== undefined)
-  return `callback mode ${formatCallbackMode(mode)} holds a notification back until the payment's next one, and a ${outcome} payment has no next one${late ? `; use ${CALLBACK_MODES.usage(late as CallbackModeRow)} to make it late` : ''}`
+  return `callback mode ${formatCallbackMode(mode)} holds a notification back until the payment's next one, and a ${outcome} payment has no next one${LATE_MODE_USAGE ? `; use ${LATE_MODE_USAGE} to make it late` : ''}`
 }
 
 /** The wait a mode given in code asks for before the first attempt, unchecked, and the field it is in; for checking it. */
