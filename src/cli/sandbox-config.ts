@@ -7,7 +7,7 @@ import { MAX_CONFIRMATIONS } from '../domain/payment.js'
 import { type AllowedHosts, allowedHostsFlag, parseAllowedHosts } from '../domain/request-guard.js'
 import type { SandboxSettings } from '../domain/settings.js'
 import type { StartOptions } from '../server/start.js'
-import { DURABILITIES, type Durability } from '../store/journal.js'
+import { DURABILITIES, type Durability } from '../domain/settings.js'
 import { usage } from './usage.js'
 
 /**

@@ -17,9 +17,10 @@ import { waitAskedBy } from '../domain/fault.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError, DESCRIPTOR_ADVICE, isOutOfDescriptors } from '../store/errors.js'
-import type { StoreFs } from '../store/fs.js'
-import { type OpenReport, Store } from '../store/store.js'
-import type { Durability } from '../store/journal.js'
+import type { StoreFs } from '../store/file/fs.js'
+import { openStore } from '../store/open.js'
+import type { OpenReport } from '../store/store.js'
+import type { Durability } from '../domain/settings.js'
 import type { ExportImage } from '../domain/transfer.js'
 import { importSandbox } from '../service/transfer.js'
 import { version } from '../version.js'
@@ -141,7 +142,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
   // Node refuses a headers timeout longer than the request's.
   const headersMs = Math.min(options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs, requestMs || Infinity)
-  const { store, report } = await Store.open({
+  const { store, report } = await openStore({
     file: dataFile,
     now,
     ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
@@ -220,7 +221,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
     const url = `http://${urlHost}:${boundPort}`
     info = { ...info, url, settings: settingsOf(options, { host, port: boundPort, dataFile, policy }) }
-    store.setUrl(url)
+    store.announce(url)
     callbacks.resume()
     telegram.resume()
     expiry?.start()
