@@ -2,15 +2,16 @@ import type { FastifyInstance } from 'fastify'
 import { ASSET_CODES } from '../../checkout/assets.js'
 import { checkoutPage, notFoundPage } from '../../checkout/checkout-page.js'
 import { pageHeaders } from '../../checkout/layout.js'
-import { checkoutStatus } from '../../checkout/status.js'
+import { type CheckoutStatus, checkoutStatus } from '../../checkout/status.js'
 import type { ChainService } from '../../chain/service.js'
 import type { SandboxClock } from '../../clock/sandbox-clock.js'
 import { callbackField } from '../../domain/fault.js'
 import { SandboxError } from '../../domain/outcomes.js'
-import { isFinal, outcomes } from '../../domain/payment.js'
+import { isFinal, outcomes, paymentStatuses } from '../../domain/payment.js'
 import type { Payment } from '../../domain/types.js'
 import type { ExpiryWatch } from '../../service/expiry.js'
 import type { WireProvider } from '../../http/type-provider.js'
+import type { Agree, Answer, Check } from '../../http/wire.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
 import { callbackModeSchema, GUARD_REFUSALS, json, media, noQuery, replies } from '../schemas.js'
 import { type EventStream, EventStreams } from '../sse.js'
@@ -51,7 +52,7 @@ const statusResponse = {
   type: 'object',
   properties: {
     trackId: { type: 'string' },
-    status: { type: 'string' },
+    status: { type: 'string', enum: paymentStatuses },
     final: { type: 'boolean' },
     amount: { type: 'number' },
     paidAmount: { type: 'number' },
@@ -65,6 +66,7 @@ const statusResponse = {
   },
   required: ['trackId', 'status', 'final', 'amount', 'updatedAt'],
 } as const
+type _CheckoutStatus = Check<Agree<Answer<typeof statusResponse>, CheckoutStatus>>
 
 /** Open event streams by trackId; told of every change by the service. */
 class StatusStreams implements PaymentListener {
