@@ -1,13 +1,13 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
+import { callbackModeFlag, callbackModeOf } from '../../src/cli/callback-mode.js'
 import { fields, line, paint, parseNumber, status } from '../../src/cli/format.js'
 import { trackIdArg } from '../../src/cli/track-id.js'
 import { usage } from '../../src/cli/usage.js'
 import type { Payment } from '../../src/client/index.js'
 import { ASSET_CODES } from '../../src/domain/assets.js'
 import { brief } from '../../src/domain/brief.js'
-import { CALLBACK_MODE_RULE, parseCallbackMode } from '../../src/domain/fault.js'
 import { AMOUNT_RULE, isValidAmount, outcomes } from '../../src/domain/payment.js'
 
 export default class PaymentSimulate extends ClientCommand {
@@ -42,7 +42,7 @@ An unfinalized payment starts at 0 confirmations and becomes paid once enough bl
     }),
     amount: Flags.string({ description: `amount the customer pays: ${AMOUNT_RULE} (default: the order amount)` }),
     asset: Flags.string({ description: 'sandbox asset the customer pays with', options: ASSET_CODES }),
-    callback: Flags.string({ description: `what the sandbox does with this change's notification: ${CALLBACK_MODE_RULE} [default: the sandbox's --callback-mode]` }),
+    callback: callbackModeFlag(),
   }
 
   async run(): Promise<Payment> {
@@ -56,10 +56,7 @@ An unfinalized payment starts at 0 confirmations and becomes paid once enough bl
         )
       }
     }
-    if (flags.callback !== undefined) {
-      const mode = parseCallbackMode(flags.callback)
-      if ('problem' in mode) throw usage(`--callback: ${mode.problem}`)
-    }
+    callbackModeOf(flags.callback)
     const outcome = await this.requiredChoice('outcome', flags.outcome, 'What does the customer do?', outcomes)
     if (outcome === 'failed' || outcome === 'expired') {
       for (const flag of ['amount', 'asset'] as const) {

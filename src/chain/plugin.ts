@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { WireProvider } from '../http/type-provider.js'
-import { json, noQuery, replies } from '../server/schemas.js'
+import { json, noQuery, replies } from '../http/schemas.js'
 import { chainView, mineBody, mineResult } from './schemas.js'
 import type { ChainService } from './service.js'
 

@@ -13,8 +13,8 @@ import {
   type SandboxAsset,
 } from './assets.js'
 import type { ClockView } from '../clock/sandbox-clock.js'
-import { html, type SafeHtml } from './html.js'
-import { layout } from './layout.js'
+import { html, type SafeHtml } from '../pages/html.js'
+import { layout } from '../pages/layout.js'
 import { qrSvg } from './qr.js'
 import { returnLink, STATUS_LABEL } from './status.js'
 

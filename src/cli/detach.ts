@@ -87,6 +87,8 @@ export async function startDetached(options: DetachOptions): Promise<DetachedSta
         ]),
       )
       options.say(paint(chalk.dim, `Stop it with: pay sandbox stop --url ${record.url}`))
+      // For scripts: `eval "$(… | grep '^export ')"` points every next command at this sandbox.
+      options.say(line`${exportLine('PAY_SANDBOX_URL', record.url)}`)
       return { ...record, log }
     }
     if (exit) {
@@ -101,6 +103,11 @@ export async function startDetached(options: DetachOptions): Promise<DetachedSta
   throw new PayError(`the sandbox did not answer within ${Math.round((options.timeoutMs ?? 30_000) / 1000)}s; see ${log}`, ExitCode.startFailed, {
     code: 'start_timeout',
   })
+}
+
+/** `export NAME=value`, the value quoted for a POSIX shell when it holds anything but URL-safe characters. */
+export function exportLine(name: string, value: string): string {
+  return `export ${name}=${/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`}`
 }
 
 /** The one-line JSON start record `pay sandbox start --json` prints. */

@@ -140,7 +140,7 @@ export async function startFailure(error: unknown): Promise<never> {
   }
   const { ListenError } = await import('../server/start.js')
   const { DataFileError } = await import('../store/errors.js')
-  const { PageScriptMissingError } = await import('../checkout/page-scripts.js')
+  const { PageScriptMissingError } = await import('../pages/page-scripts.js')
   if (error instanceof DataFileError || error instanceof ListenError || error instanceof PageScriptMissingError) throw new PayError(error.message, ExitCode.startFailed)
   throw error
 }

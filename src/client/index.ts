@@ -9,9 +9,9 @@ import type { ExportFile } from '../domain/transfer.js'
 import type { Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { VerifyBody } from '../domain/validate.js'
 import { filterQuery, type RequestFilter } from '../inspector/request-filter.js'
-import type { RequestEntry } from '../inspector/request-log.js'
+import type { RequestEntry } from '../inspector/request-entry.js'
 import type { RequestEventsQuery, RequestLogPage, RequestLogQuery } from '../inspector/schemas.js'
-import type { SandboxInfo } from '../server/info.js'
+import type { SandboxInfo } from '../http/info.js'
 import type {
   CreateMerchantInput,
   CreatePaymentInput,
@@ -25,7 +25,7 @@ import type {
   ShutdownAnswer,
   SimulateInput,
   VerifyPaymentInput,
-} from '../server/schemas.js'
+} from '../http/schemas.js'
 import type { CreateBody } from '../service/sandbox.js'
 import type { AddBotInput, ChatMessagesQuery, ChatPressInput, ChatRef, ChatSendInput } from '../telegram/chat-schemas.js'
 import type { ChatBot, ChatBotRef, ChatMessage, ChatMessages, ChatPress, ChatSent } from '../telegram/views.js'
@@ -47,6 +47,14 @@ export type RequestLogEvent =
   | { type: 'request'; entry: RequestEntry }
   /** Entries from..to were let go by the log before they could be sent. */
   | { type: 'gap'; from: number; to: number }
+
+/** What the sandbox's change stream says: a payment or a callback delivery as it is now (once durable), or that merchants or everything changed. */
+export type ChangeEvent =
+  | { type: 'payment'; created: boolean; payment: Payment }
+  | { type: 'delivery'; delivery: Delivery }
+  | { type: 'merchant' }
+  /** A reset or an import: everything may have changed. */
+  | { type: 'reset' }
 
 /**
  * Why following the request log ended: the sandbox said it was stopping, the caller aborted, or the stream
@@ -334,10 +342,41 @@ export class SandboxClient {
     onEvent: (event: RequestLogEvent) => void | Promise<void>,
     options: { signal?: AbortSignal; onOpen?: () => void } = {},
   ): Promise<FollowEnd> {
-    const { signal } = options
     const query = filterQuery(filter)
     if (filter.after !== undefined) query.set('after', String(filter.after))
-    const target = new URL(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, this.base)
+    return this.follow(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, options, (name, data) => {
+      if (name === 'request') return onEvent({ type: 'request', entry: data as RequestEntry })
+      if (name === 'gap') return onEvent({ type: 'gap', ...(data as { from: number; to: number }) })
+      return undefined
+    })
+  }
+
+  /**
+   * Follows payments and callback deliveries (of one payment, given `trackId`) as each change becomes durable: every
+   * change made after `onOpen` has run is seen. Resolves with why it ended once it was open; rejects with
+   * SandboxUnreachableError when it cannot be opened.
+   */
+  followChanges(filter: { trackId?: string }, onEvent: (event: ChangeEvent) => void, options: { signal?: AbortSignal; onOpen?: () => void } = {}): Promise<FollowEnd> {
+    const query = new URLSearchParams()
+    if (filter.trackId !== undefined) query.set('trackId', filter.trackId)
+    return this.follow(`/_sandbox/events${query.size > 0 ? `?${query}` : ''}`, options, (name, data) => {
+      if (name === 'payment') onEvent({ type: 'payment', ...(data as { created: boolean; payment: Payment }) })
+      else if (name === 'delivery') onEvent({ type: 'delivery', ...(data as { delivery: Delivery }) })
+      else if (name === 'merchant' || name === 'reset') onEvent({ type: name })
+    })
+  }
+
+  /**
+   * An event stream: each event's name and JSON data to `onEvent`, in order, until it ends (`shutdown`: the sandbox
+   * is stopping). When `onEvent` returns a promise, nothing more is read until it settles; a rejected one ends it.
+   */
+  private follow(
+    path: string,
+    options: { signal?: AbortSignal; onOpen?: () => void },
+    onEvent: (name: string, data: unknown) => void | Promise<void>,
+  ): Promise<FollowEnd> {
+    const { signal } = options
+    const target = new URL(path, this.base)
     return new Promise((resolve, reject) => {
       let stopped = false
       let open = false
@@ -369,9 +408,8 @@ export class SandboxClient {
             const event = readEvent(buffer.slice(0, end))
             buffer = buffer.slice(end + 2)
             let taken: void | Promise<void> = undefined
-            if (event?.name === 'request') taken = onEvent({ type: 'request', entry: event.data as RequestEntry })
-            else if (event?.name === 'gap') taken = onEvent({ type: 'gap', ...(event.data as { from: number; to: number }) })
-            else if (event?.name === 'shutdown') stopped = true
+            if (event?.name === 'shutdown') stopped = true
+            else if (event) taken = onEvent(event.name, event.data)
             if (taken) {
               res.pause()
               busy = taken.then(

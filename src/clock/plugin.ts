@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { CLOCK_LATEST } from '../domain/clock-range.js'
 import type { WireProvider } from '../http/type-provider.js'
-import { emptyBody, json, noQuery, replies } from '../server/schemas.js'
+import { emptyBody, json, noQuery, replies } from '../http/schemas.js'
 import { advanceBody, clockChange, clockViewSchema, setBody } from './schemas.js'
 import type { ClockService } from './service.js'
 

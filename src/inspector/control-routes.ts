@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { SandboxError } from '../domain/outcomes.js'
 import type { WireProvider } from '../http/type-provider.js'
-import type { EventStreams } from '../server/sse.js'
+import type { EventStreams } from '../http/sse.js'
 import type { ChangeFeed } from './changes.js'
 import { type FilterKey, matchesFilter, readFilter, type RequestFilter } from './request-filter.js'
 import type { RequestLog } from './request-log.js'

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { pageHeaders } from '../checkout/layout.js'
+import { pageHeaders } from '../pages/layout.js'
 import { shownDelivery, shownPayment } from '../domain/display.js'
 import { paymentStatuses } from '../domain/payment.js'
 import type { PaymentStatus } from '../domain/types.js'

@@ -2,11 +2,12 @@
 
 import type { RequestErrorKind } from '../domain/outcomes.js'
 import { paymentStatuses } from '../domain/payment.js'
-import { GUARD_REFUSALS, json, media, noQuery, replies, trackIdParams } from '../server/schemas.js'
+import { GUARD_REFUSALS, json, media, noQuery, replies, trackIdParams } from '../http/schemas.js'
 import { PAYMENTS_SHOWN, SEARCH_MAX } from './payment-query.js'
 import type { Agree, Answer, Check, Sent } from '../http/wire.js'
+import { KEPT_BYTES, type RequestEntry } from './request-entry.js'
 import { requestFilterProperties, type RequestFilter } from './request-filter.js'
-import { KEPT_BYTES, REQUEST_LOG_LIMITS, type RequestEntry } from './request-log.js'
+import { REQUEST_LOG_LIMITS } from './request-log.js'
 import { REQUESTS_SHOWN } from './pages/requests.js'
 
 /** Pages are under Site, the request log and the event streams under the control API. */

@@ -1,6 +1,6 @@
 import { SandboxError } from '../domain/outcomes.js'
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportCheck, type ExportFile, type ExportImage } from '../domain/transfer.js'
-import type { ImportResult, ResetResult } from '../server/schemas.js'
+import type { ImportResult, ResetResult } from '../http/schemas.js'
 import type { SandboxService } from './sandbox.js'
 
 /** Clears payments and deliveries; merchants are kept so API keys in use stay valid. */

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
-import { pageHeaders } from '../checkout/layout.js'
+import { pageHeaders } from '../pages/layout.js'
 import { SandboxError } from '../domain/outcomes.js'
 import type { BotRecord, MessageRecord } from '../domain/telegram-records.js'
 import { CHAT_STYLES, chatPage } from './chat-page.js'
@@ -9,7 +9,7 @@ import type { TelegramService } from './service.js'
 import type { ChatBot, ChatMessage, ChatMessages, ChatPress, ChatSent } from './views.js'
 import type { WireProvider } from '../http/type-provider.js'
 import type { Received } from '../http/wire.js'
-import { GUARD_REFUSALS, json, media, noQuery, replies } from '../server/schemas.js'
+import { GUARD_REFUSALS, json, media, noQuery, replies } from '../http/schemas.js'
 import { botRef, botSchema, botsBody, chatRef, fileParams, messageSchema, messagesQuery, pageQuery, pressAnswer, pressBody, sendBody } from './chat-schemas.js'
 
 const HEARTBEAT_MS = 15_000

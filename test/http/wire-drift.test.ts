@@ -44,17 +44,17 @@ const rows = [
   },
   {
     what: 'a request body a handler reads (simulate\'s amount)',
-    schemaFile: 'src/server/schemas.ts',
+    schemaFile: 'src/http/schemas.ts',
     from: "    amount: { type: 'number' },\n    // Checked by the service",
     to: "    amount: { type: 'string' },\n    // Checked by the service",
     fails: 'src/server/routes/sandbox.ts',
   },
   {
     what: 'a domain type the answer schema documents (the verify journal)',
-    schemaFile: 'src/server/schemas.ts',
+    schemaFile: 'src/http/schemas.ts',
     from: "count: { type: 'integer', description: 'verify calls in all' }",
     to: "count: { type: 'string', description: 'verify calls in all' }",
-    fails: 'src/server/schemas.ts',
+    fails: 'src/http/schemas.ts',
   },
   {
     what: 'the audit report the rules make',

@@ -3,7 +3,7 @@ import { SandboxError } from '../../domain/outcomes.js'
 import type { SandboxService } from '../../service/sandbox.js'
 import type { WireProvider } from '../../http/type-provider.js'
 import { createRulesText, verifyRulesText } from '../../openapi/rules.js'
-import { anyObject, replies, specCreateBody, specCreateResponse, specVerifyBody, specVerifyResponse } from '../schemas.js'
+import { anyObject, replies, specCreateBody, specCreateResponse, specVerifyBody, specVerifyResponse } from '../../http/schemas.js'
 
 const SPEC_ERRORS = ['invalidBody', 'invalidField', 'notFound', 'methodNotAllowed', 'storageUnavailable'] as const
 

@@ -3,7 +3,7 @@ import type { CallbackDispatcher } from '../../callbacks/dispatcher.js'
 import type { WireProvider } from '../../http/type-provider.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { Store } from '../../store/store.js'
-import { deliveryListQuery, idParams, json, many, noQuery, one, refParams, replayBody, replies } from '../schemas.js'
+import { deliveryListQuery, idParams, json, many, noQuery, one, refParams, replayBody, replies } from '../../http/schemas.js'
 
 const tags = ['Control API']
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { ASSET_CODES } from '../../checkout/assets.js'
 import { checkoutPage, notFoundPage } from '../../checkout/checkout-page.js'
-import { pageHeaders } from '../../checkout/layout.js'
+import { pageHeaders } from '../../pages/layout.js'
 import { type CheckoutStatus, checkoutStatus } from '../../checkout/status.js'
 import type { ChainService } from '../../chain/service.js'
 import type { SandboxClock } from '../../clock/sandbox-clock.js'
@@ -13,8 +13,8 @@ import type { ExpiryWatch } from '../../service/expiry.js'
 import type { WireProvider } from '../../http/type-provider.js'
 import type { Agree, Answer, Check } from '../../http/wire.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
-import { callbackModeSchema, GUARD_REFUSALS, json, media, noQuery, replies } from '../schemas.js'
-import { type EventStream, EventStreams } from '../sse.js'
+import { callbackModeSchema, GUARD_REFUSALS, json, media, noQuery, replies } from '../../http/schemas.js'
+import { type EventStream, EventStreams } from '../../http/sse.js'
 
 const tags = ['Checkout page']
 

@@ -5,8 +5,8 @@ import type { SandboxService } from '../../service/sandbox.js'
 import type { WireProvider } from '../../http/type-provider.js'
 import { exportSandbox, importSandbox, resetSandbox } from '../../service/transfer.js'
 import { readImportBody } from '../import-body.js'
-import type { SandboxInfo } from '../info.js'
-import { anyObject, emptyBody, importResponse, json, noQuery, record, replies, resetResponse, shutdownResponse } from '../schemas.js'
+import type { SandboxInfo } from '../../http/info.js'
+import { anyObject, emptyBody, importResponse, json, noQuery, record, replies, resetResponse, shutdownResponse } from '../../http/schemas.js'
 
 const tags = ['Control API']
 

@@ -3,7 +3,7 @@ import { callbackField } from '../../domain/fault.js'
 import type { SandboxService } from '../../service/sandbox.js'
 import type { ClockView } from '../../clock/sandbox-clock.js'
 import type { WireProvider } from '../../http/type-provider.js'
-import type { SandboxInfo } from '../info.js'
+import type { SandboxInfo } from '../../http/info.js'
 import {
   createMerchantBody,
   emptyBody,
@@ -18,7 +18,7 @@ import {
   replies,
   simulateBody,
   trackIdParams,
-} from '../schemas.js'
+} from '../../http/schemas.js'
 
 const tags = ['Control API']
 

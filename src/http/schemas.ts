@@ -236,7 +236,7 @@ export const paymentDetail = {
 } as const
 export type PaymentDetail = Answer<typeof paymentDetail>
 
-/** Body-less POSTs send `{}` (src/server/guard.ts reads an empty JSON body as {}). */
+/** Body-less POSTs send `{}` (src/http/body.ts reads an empty JSON body as {}). */
 export const emptyBody = { type: 'object', additionalProperties: false, description: 'send `{}` (or nothing, with `Content-Type: application/json`)' } as const
 
 export const healthResponse = {
