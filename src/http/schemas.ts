@@ -366,8 +366,8 @@ export function replies<M extends Method, S extends Record<number, Schema>, K ex
   return { ...success, ...Object.fromEntries(errors) }
 }
 
-/** A JSON success answer with its description. */
-export const json = <S extends Schema>(description: string, schema: S): S & { description: string } => ({ description, ...schema })
+/** A JSON success answer with its description (typed as its schema, so its type is the one read from the schema elsewhere). */
+export const json = <S extends Schema>(description: string, schema: S): S => ({ description, ...schema })
 
 /** For GET routes that take no query: documents that, and drops what is sent. */
 export const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const
