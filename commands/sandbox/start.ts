@@ -1,4 +1,4 @@
-import { DURABILITIES, type Durability } from '../../src/store/journal.js'
+import { DURABILITIES, type Durability } from '../../src/store/durability.js'
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { PayCommand } from '../../src/cli/base.js'

@@ -109,13 +109,9 @@ export function headerLine(header: JournalHeader): string {
   return `${JSON.stringify(header)}\n`
 }
 
-/**
- * How an append is acknowledged. `disk` (the default): after its fdatasync, so it survives a power loss. `os`:
- * once the OS has the write, synced within OS_SYNC_MS, so it survives the process being killed but not a power
- * loss (Redis's `appendfsync everysec`, SQLite's `synchronous=NORMAL`).
- */
-export type Durability = 'disk' | 'os'
-export const DURABILITIES: readonly Durability[] = ['disk', 'os']
+import type { Durability } from './durability.js'
+
+export { DURABILITIES, type Durability } from './durability.js'
 /** With `os` durability, the longest an acknowledged record waits for its fdatasync. */
 export const OS_SYNC_MS = 1000
 
