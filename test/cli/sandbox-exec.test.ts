@@ -100,10 +100,7 @@ test('a signal that ends the command is 128+n; Ctrl-C is passed on to the comman
     })
     setInterval(() => {}, 1000)`
   const child = spawn(process.execPath, [BIN, 'sandbox', 'exec', '--data', data, '--', ...node(script)], { stdio: 'ignore', env: { ...process.env, CI: '1' } })
-  for (let i = 0; i < 200; i++) {
-    if (await readFile(ready).then(() => true, () => false)) break
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  await expect.poll(() => readFile(ready).then(() => true, () => false), { timeout: 30_000 }).toBe(true)
   child.kill('SIGINT')
   expect(await exited(child)).toBe(5)
   const saved = JSON.parse(await readFile(data, 'utf8')) as { merchants: Array<{ key: string }> }

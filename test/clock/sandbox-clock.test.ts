@@ -133,8 +133,7 @@ describe('the sandbox clock', () => {
     const order: string[] = []
     clock.after(20, () => new Promise(() => order.push('slow, never settles')))
     clock.after(25, () => order.push('next'))
-    await new Promise((r) => setTimeout(r, 80))
-    expect(order).toEqual(['slow, never settles', 'next'])
+    await expect.poll(() => order).toEqual(['slow, never settles', 'next'])
     clock.stop()
   })
 
