@@ -1,6 +1,6 @@
 import { Args, loadHelpClass } from '@oclif/core'
 import { PayCommand } from '../src/cli/base.js'
-import { usage } from '../src/cli/usage.js'
+import { fillExample, usage } from '../src/cli/usage.js'
 import { nearest } from '../src/domain/nearest.js'
 
 interface CommandHelp {
@@ -48,7 +48,6 @@ export default class Help extends PayCommand {
       const under = visible.filter((c) => id === '' || c.id.startsWith(`${id}:`))
       return { commands: under.map((c) => ({ command: `${this.config.bin} ${spaced(c.id)}`, summary: c.summary ?? c.description })) }
     }
-    const fill = (text: string) => text.replaceAll('<%= config.bin %>', this.config.bin).replaceAll('<%= command.id %>', spaced(command.id))
     return {
       command: `${this.config.bin} ${spaced(command.id)}`,
       summary: command.summary ?? command.description,
@@ -60,7 +59,7 @@ export default class Help extends PayCommand {
           ...(f.type === 'option' && f.options ? { options: [...f.options] } : {}),
           ...(f.type === 'option' && typeof f.env === 'string' ? { env: f.env } : {}),
         })),
-      examples: (command.examples ?? []).map((e) => fill(typeof e === 'string' ? e : e.command)),
+      examples: (command.examples ?? []).map((e) => fillExample(e, `${this.config.bin} ${spaced(command.id)}`)),
     }
   }
 }

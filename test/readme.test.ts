@@ -1,9 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { expect, test } from 'vitest'
+import { describe, expect, onTestFinished, test } from 'vitest'
 import { exitCodeDescriptions } from '../src/cli/exit-codes.js'
 import { SpecMessage } from '../src/domain/outcomes.js'
-import { ROOT } from './helpers.js'
+import { eventually } from './callbacks/receiver.js'
+import { freePort, pay, ROOT, tempDir } from './helpers.js'
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
 
@@ -33,4 +35,117 @@ test('every command is documented', () => {
 
 test("the spec's messages appear in the README exactly as the server sends them", () => {
   for (const message of Object.values(SpecMessage)) expect(readme).toContain(message)
+})
+
+describe('Quick start: the walkthrough runs as written after the set-up', () => {
+  const section = readme.split('## Quick start\n')[1]!.split('\n## ')[0]!
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!)
+  /** The trackId and refNumber the README shows, stood for by what the commands print. */
+  const SHOWN_TRACK_ID = 'Xq2w7Zb1Vh0Kc9LmN3pR4s'
+
+  test('the set-up is `npm ci && npm start`, and the walkthrough writes `npx pay`, which needs no npm link', () => {
+    expect(blocks[0]).toMatch(/^npm ci && npm start\b/)
+    const commands = blocks.slice(2).flatMap((b) => b.split('\n')).filter((l) => /^\S/.test(l) && !l.startsWith('#'))
+    expect(commands.length).toBeGreaterThan(5)
+    for (const command of commands) expect(command).toMatch(/^npx pay /)
+    expect(commands.some((c) => c.startsWith('npx pay trigger paid '))).toBe(true)
+  })
+
+  test('`npx pay` in the clone is the package\'s own bin, linked by npm ci: nothing to fetch or install', async () => {
+    expect(realpathSync(join(ROOT, 'node_modules', '.bin', 'pay'))).toBe(realpathSync(join(ROOT, 'bin', 'run.js')))
+  })
+
+  test('every `npx pay` line, in order, with the output the README shows', { timeout: 180_000 }, async () => {
+    // The set-up's `npm start`, on free ports with a data file of its own (npm ci has run: this is its test suite).
+    const dir = await tempDir()
+    const sandboxPort = await freePort()
+    const listenPort = await freePort()
+    const url = `http://127.0.0.1:${sandboxPort}`
+    const env = {
+      ...process.env,
+      NO_COLOR: '1',
+      CI: '1',
+      PAY_SANDBOX_URL: url,
+      PAY_SANDBOX_DATA: join(dir, 'data.json'),
+      // `npx pay` must find this package's own bin, never fetch a package of that name.
+      npm_config_offline: 'true',
+      // No browser: `pay dashboard` prints the URL.
+      DISPLAY: '',
+      WAYLAND_DISPLAY: '',
+      BROWSER: '',
+    }
+    const background: ChildProcess[] = []
+    const start = (command: string) => {
+      const child = spawn('sh', ['-c', command], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+      background.push(child)
+      let out = ''
+      child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
+      child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
+      return { child, output: () => out }
+    }
+    onTestFinished(() => {
+      for (const child of background) {
+        try {
+          if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
+        } catch {
+          // gone already
+        }
+      }
+    })
+    const setup = start('npm start')
+    const ready = await pay(['sandbox', 'wait', '--timeout', '60s'], { env: { PAY_SANDBOX_URL: url }, timeoutMs: 70_000 })
+    expect(ready.code, setup.output()).toBe(0)
+
+    let trackId: string | undefined
+    /** The README's text with this run's values: ports, trackId; durations and refNumbers as patterns. */
+    const localize = (text: string) =>
+      text.replaceAll('http://127.0.0.1:8787', url).replace(/(:|--port )3000\b/g, `$1${listenPort}`).replaceAll(SHOWN_TRACK_ID, trackId ?? SHOWN_TRACK_ID)
+    const shownLine = (text: string) =>
+      new RegExp(
+        localize(text)
+          .trim()
+          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+          .replace(/ in [\d\\.]+ ms/g, ' in [\\d.]+ ms')
+          .replace(/refNumber \d{12}/g, 'refNumber \\d{12}')
+          .replaceAll(trackId ?? SHOWN_TRACK_ID, '\\S+')
+          .replace(/\s+/g, '\\s+'),
+      )
+
+    let listener: { child: ChildProcess; output: () => string } | undefined
+    for (const block of blocks.slice(2)) {
+      const lines = block.split('\n')
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!
+        if (!line.startsWith('npx pay ')) continue
+        const shown = lines.slice(i + 1).filter((_, j, rest) => rest.slice(0, j + 1).every((l) => l.startsWith('#  '))).map((l) => l.slice(1))
+        const command = localize(line.replace(/\s+#.*$/, ''))
+        if (/ callback listen /.test(command)) {
+          listener = start(command)
+          await eventually(() => (shown.every((s) => shownLine(s).test(listener!.output())) ? true : undefined), 20_000)
+          continue
+        }
+        if (/ --follow\b/.test(command)) {
+          const follow = start(command)
+          await eventually(() => (/POST \/api\/v1\/request/.test(follow.output()) ? true : undefined), 20_000)
+          // Ctrl-C at a terminal: SIGINT to the whole process group, the shell included; it ends the command.
+          const ended = new Promise((r) => follow.child.once('exit', r))
+          process.kill(-follow.child.pid!, 'SIGINT')
+          await ended
+          expect(follow.output()).not.toMatch(/Error/)
+          continue
+        }
+        const r = await new Promise<{ code: number; out: string }>((done) =>
+          execFile('sh', ['-c', command], { cwd: ROOT, env, timeout: 60_000 }, (error, stdout, stderr) =>
+            done({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out: stdout + stderr }),
+          ),
+        )
+        expect(r.code, `${command}\n${r.out}`).toBe(0)
+        trackId = /trackId\s+(\S+)/.exec(r.out)?.[1] ?? trackId
+        for (const s of shown) expect(r.out, command).toMatch(shownLine(s))
+      }
+    }
+    // The second terminal saw the notifications.
+    expect(listener?.output()).toMatch(/POST \/callback\s+answered 200/)
+    expect((await pay(['sandbox', 'stop'], { env: { PAY_SANDBOX_URL: url } })).code).toBe(0)
+  })
 })

@@ -1,13 +1,14 @@
 import { Flags } from '@oclif/core'
 import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
+import { callbackModeFlag, callbackModeOf } from '../../src/cli/callback-mode.js'
 import { fields, line, paint, parseNumber, status } from '../../src/cli/format.js'
 import { trackIdArg } from '../../src/cli/track-id.js'
 import { usage } from '../../src/cli/usage.js'
 import type { Payment } from '../../src/client/index.js'
 import { ASSET_CODES } from '../../src/domain/assets.js'
 import { brief } from '../../src/domain/brief.js'
-import { CALLBACK_MODE_RULE, parseCallbackMode } from '../../src/domain/fault.js'
+import { CALLBACK_MODE_HELP } from '../../src/domain/fault.js'
 import { AMOUNT_RULE, isValidAmount, outcomes } from '../../src/domain/payment.js'
 
 export default class PaymentSimulate extends ClientCommand {
@@ -19,7 +20,7 @@ export default class PaymentSimulate extends ClientCommand {
   expired      the time to pay ran out (verify: 202); only a pending payment expires
 An unfinalized payment starts at 0 confirmations and becomes paid once enough blocks are mined (pay chain mine); --outcome paid finalizes it at once.
 --amount makes the paid amount differ from the order amount, to test the merchant's amount check. --amount and --asset describe a payment, so they are refused with --outcome failed or expired.
---callback plays a fault on this change's notification: drop (lost), delay=<d> (late, on the sandbox clock), duplicate=<n> (sent n times with the same delivery id), reorder (held back and sent right after the payment's next notification; not for a final outcome), or send.`
+--callback says what the sandbox does with this change's notification: ${CALLBACK_MODE_HELP}.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid',
@@ -42,7 +43,7 @@ An unfinalized payment starts at 0 confirmations and becomes paid once enough bl
     }),
     amount: Flags.string({ description: `amount the customer pays: ${AMOUNT_RULE} (default: the order amount)` }),
     asset: Flags.string({ description: 'sandbox asset the customer pays with', options: ASSET_CODES }),
-    callback: Flags.string({ description: `what the sandbox does with this change's notification: ${CALLBACK_MODE_RULE} [default: the sandbox's --callback-mode]` }),
+    callback: callbackModeFlag(),
   }
 
   async run(): Promise<Payment> {
@@ -56,10 +57,7 @@ An unfinalized payment starts at 0 confirmations and becomes paid once enough bl
         )
       }
     }
-    if (flags.callback !== undefined) {
-      const mode = parseCallbackMode(flags.callback)
-      if ('problem' in mode) throw usage(`--callback: ${mode.problem}`)
-    }
+    callbackModeOf(flags.callback)
     const outcome = await this.requiredChoice('outcome', flags.outcome, 'What does the customer do?', outcomes)
     if (outcome === 'failed' || outcome === 'expired') {
       for (const flag of ['amount', 'asset'] as const) {

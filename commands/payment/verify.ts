@@ -4,15 +4,9 @@ import { ClientCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { fields, line, paint } from '../../src/cli/format.js'
 import { trackIdArg } from '../../src/cli/track-id.js'
+import { verifyMeaning } from '../../src/cli/verify-answer.js'
 import type { VerifyBody } from '../../src/client/index.js'
 import { VERIFY_RESULTS } from '../../src/domain/outcomes.js'
-
-const meaning: Record<number, string> = {
-  100: 'paid and verified',
-  202: 'not completed by the customer',
-  103: 'merchant account disabled',
-  104: 'invalid API key',
-}
 
 export default class PaymentVerify extends ClientCommand {
   static override summary = 'Verify a payment (POST /api/v1/verify), as a merchant server would'
@@ -39,8 +33,8 @@ export default class PaymentVerify extends ClientCommand {
   async run(): Promise<VerifyBody> {
     const { args, flags } = await this.parse(PaymentVerify)
     const body = await this.client(flags.url).verifyPayment({ merchant: flags.merchant, trackId: args.trackId })
-    const what = 'message' in body ? body.message : body.result === 203 ? 'exists, not finalized' : meaning[body.result]
-    const answer = `result ${body.result} — ${what ?? ''}`
+    const what = verifyMeaning(body)
+    const answer = `result ${body.result} — ${what}`
     if (flags.expect !== undefined && body.result !== Number(flags.expect)) {
       this.failWithResult(`expected result ${flags.expect}, got ${answer}`, ExitCode.expectationFailed)
     } else if (flags.expect === undefined && 'message' in body) {
@@ -48,7 +42,7 @@ export default class PaymentVerify extends ClientCommand {
     } else {
       this.log(
         fields([
-          ['result', line`${paint(body.result === 100 ? chalk.green : chalk.yellow, body.result)} (${what ?? ''})`],
+          ['result', line`${paint(body.result === 100 ? chalk.green : chalk.yellow, body.result)} (${what})`],
           ['amount', 'amount' in body ? body.amount : undefined],
           ['refNumber', 'refNumber' in body ? body.refNumber : undefined],
         ]),

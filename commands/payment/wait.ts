@@ -42,11 +42,13 @@ export default class PaymentWait extends ClientCommand {
     const wanted = flags.status as PaymentStatus | undefined
     const client = this.client(flags.url)
     const deadline = Date.now() + timeoutMs
+    this.working(`waiting for ${args.trackId}: ${[wanted, flags.verified ? 'verified by its merchant' : undefined].filter(Boolean).join(', ')} (up to ${flags.timeout})`)
     for (;;) {
       const { payment, verifies } = await client.getPayment(args.trackId)
       const verified = flags.verified ? verifiedCurrent(payment, verifies, flags.result) : undefined
       const inStatus = wanted === undefined || payment.status === wanted
       if (inStatus && (!flags.verified || verified)) {
+        this.doneWorking()
         this.log(line`${paint(chalk.green, '✔')} Payment ${payment.trackId} is ${status(payment.status)}${verified ? line`, verified by its merchant at ${verified.at} (result ${verified.result})` : ''}`)
         return verified ? { ...payment, verifiedBy: verified } : payment
       }

@@ -24,9 +24,11 @@ export default class SandboxWait extends ClientCommand {
     const timeoutMs = durationFlag('timeout', flags.timeout)
     const client = this.client(flags.url)
     const deadline = Date.now() + timeoutMs
+    this.working(`waiting for a sandbox at ${client.url} (up to ${flags.timeout})`)
     for (;;) {
       try {
         const health = await client.health()
+        this.doneWorking()
         this.log(line`${paint(chalk.green, '●')} sandbox ready at ${paint(chalk.cyan, health.url)}`)
         return health
       } catch (error) {

@@ -106,8 +106,14 @@ export default class ScenarioRun extends ClientCommand {
         ...(streaming
           ? {
               // The reporter makes every name, title and message inert before painting it.
-              onScenarioStart: (s) => this.log(new Styled(scenarioHeading(s, paint))),
-              onStep: (_s, step) => this.log(new Styled(stepLine(step, paint))),
+              onScenarioStart: (s) => {
+                this.log(new Styled(scenarioHeading(s, paint)))
+                this.working(`${s.name}: step 1 of ${s.steps.length}`)
+              },
+              onStep: (s, step) => {
+                this.log(new Styled(stepLine(step, paint)))
+                if (step.number < s.steps.length) this.working(`${s.name}: step ${step.number + 1} of ${s.steps.length}`)
+              },
             }
           : {}),
       })
@@ -117,6 +123,7 @@ export default class ScenarioRun extends ClientCommand {
       await stop?.()
     }
 
+    this.doneWorking()
     if (streaming) this.log(new Styled(summaryLine(report, paint)))
     if (reporter !== 'human' && !this.jsonEnabled()) {
       const text = reporter === 'junit' ? toJUnit(report) : `${inertJson(JSON.stringify(report, null, 2))}\n`

@@ -5,8 +5,9 @@ import { forTerminal, inertJson } from '../domain/display.js'
 import { ExitCode, type ExitCodeValue, PayError } from './exit-codes.js'
 import { Styled } from './format.js'
 import { outOfDescriptorsMessage } from './open-files.js'
+import { type Progress, progress } from './progress.js'
 import { sandboxUrl } from './sandbox-url.js'
-import { fromParseError, type OclifParseError, usage } from './usage.js'
+import { type CommandFacts, fromParseError, missingArguments, missingFlag, type OclifParseError, usage } from './usage.js'
 
 type Output = { [name: string]: unknown }
 
@@ -88,11 +89,30 @@ export abstract class PayCommand extends Command {
     throw usage(`--${flag} ${why}`)
   }
 
+  private spinner: Progress | undefined
+
+  /**
+   * Shows that long work is going on: a spinner with `text` on stderr, at a terminal only and never with --json.
+   * Calling it again changes the text. Whatever the command prints clears it first; it ends with the command.
+   */
+  protected working(text: string): void {
+    if (this.spinner) this.spinner.update(text)
+    else this.spinner = progress(text, { json: this.jsonEnabled() })
+  }
+
+  /** Ends the spinner of `working`. */
+  protected doneWorking(): void {
+    this.spinner?.stop()
+    this.spinner = undefined
+  }
+
   override log(message: string | Styled = ''): void {
+    this.spinner?.clear()
     super.log(message instanceof Styled ? message.text : forTerminal(message))
   }
 
   override logToStderr(message: string | Styled = ''): void {
+    this.spinner?.clear()
     super.logToStderr(message instanceof Styled ? message.text : forTerminal(message))
   }
 
@@ -106,20 +126,39 @@ export abstract class PayCommand extends Command {
     return Boolean(process.stdin.isTTY && process.stderr.isTTY && !process.env.CI)
   }
 
-  /** A required value: the flag's, else asked for at a terminal, else a usage error naming the flag. */
+  /** This command as usage errors point to it: `pay payment create`, its flags and its examples. */
+  protected facts(): CommandFacts {
+    const ctor = this.ctor
+    return {
+      command: `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim(),
+      flags: (ctor.flags ?? {}) as CommandFacts['flags'],
+      examples: (ctor.examples ?? []) as CommandFacts['examples'],
+    }
+  }
+
+  /** A required value: the flag's, else asked for at a terminal, else a usage error naming the flag (with an example). */
   protected async required(flag: string, value: string | undefined, message: string): Promise<string> {
     if (value !== undefined && value !== '') return value
-    if (!this.canPrompt()) throw usage(`missing required flag --${flag}`)
+    if (!this.canPrompt()) throw missingFlag(flag, this.facts())
     const { input } = await import('@inquirer/prompts')
     return input({ message, required: true }, { output: process.stderr })
   }
 
-  /** A required choice: the flag's, else picked from a list at a terminal, else a usage error naming the flag. */
+  /** A required choice: the flag's, else picked from a list at a terminal, else a usage error naming the flag (with an example). */
   protected async requiredChoice<T extends string>(flag: string, value: string | undefined, message: string, choices: readonly T[]): Promise<T> {
     if (value !== undefined && value !== '') return value as T
-    if (!this.canPrompt()) {
-      throw usage(`missing required flag --${flag} (one of ${choices.join(', ')})`)
-    }
+    if (!this.canPrompt()) throw missingFlag(flag, this.facts())
+    const { select } = await import('@inquirer/prompts')
+    return select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, { output: process.stderr })
+  }
+
+  /**
+   * An argument with fixed choices, as typed (the caller checks it), else picked from a list at a terminal, else a
+   * usage error naming it (with an example).
+   */
+  protected async requiredArgumentChoice<T extends string>(arg: string, value: string | undefined, message: string, choices: readonly T[]): Promise<T | string> {
+    if (value !== undefined) return value
+    if (!this.canPrompt()) throw missingArguments([{ name: arg, ...(this.ctor.args?.[arg] ?? {}) }], this.facts())
     const { select } = await import('@inquirer/prompts')
     return select({ message, choices: choices.map((c) => ({ value: c, name: c })) }, { output: process.stderr })
   }
@@ -132,7 +171,8 @@ export abstract class PayCommand extends Command {
     // Refused while parsing (an invalid flag): the arguments were read, so oclif's "did not parse" warning, meant
     // for commands that never call parse, would only add noise under NODE_ENV=development.
     this.parsed = true
-    const failure = toPayError(err, `${this.config.bin} ${this.id?.replaceAll(':', ' ') ?? ''}`.trim(), this.outOfDescriptorsExit)
+    this.doneWorking()
+    const failure = toPayError(err, this.facts(), this.outOfDescriptorsExit)
     process.exitCode = failure.exit
     if (this.jsonEnabled()) {
       this.logJson({ error: { code: failure.code, message: failure.message, exit: failure.exit } })
@@ -145,11 +185,13 @@ export abstract class PayCommand extends Command {
    * the message goes to stderr and the exit code is set, while `run()` returns the result for stdout.
    */
   protected failWithResult(message: string, exit: ExitCodeValue): void {
+    this.doneWorking()
     process.exitCode = exit
     writeFailure(message)
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {
+    this.doneWorking()
     this._client?.close()
     await super.finally(err)
   }
@@ -187,10 +229,10 @@ export function writeFailure(message: string, options: { multiline?: boolean; su
   process.stderr.write(`${lines.join('\n')}\n`)
 }
 
-function toPayError(err: Error & { oclif?: { exit?: number } }, command: string, outOfDescriptorsExit: ExitCodeValue): PayError {
+function toPayError(err: Error & { oclif?: { exit?: number } }, command: CommandFacts, outOfDescriptorsExit: ExitCodeValue): PayError {
   if (err instanceof PayError) return err
   const code = (err as NodeJS.ErrnoException).code
-  if (code === 'EMFILE' || code === 'ENFILE') return new PayError(outOfDescriptorsMessage(code, `to run ${command}`), outOfDescriptorsExit)
+  if (code === 'EMFILE' || code === 'ENFILE') return new PayError(outOfDescriptorsMessage(code, `to run ${command.command}`), outOfDescriptorsExit)
   if (err instanceof SandboxUnreachableError) return new PayError(err.message, ExitCode.unreachable, { code: 'unreachable' })
   if (err instanceof SandboxApiError) return new PayError(err.message, ExitCode.rejected, { code: err.code })
   if (err instanceof Errors.CLIError || err.oclif) {

@@ -1,37 +1,47 @@
 import { Agent, request as httpRequest } from 'node:http'
-import type { RequestErrorBody } from '../domain/outcomes.js'
-import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
-import type { Outcome } from '../domain/payment.js'
-import type { VerifyBody } from '../domain/validate.js'
-import type { CreateBody } from '../service/sandbox.js'
-import type { SandboxInfo } from '../server/info.js'
-import type { ExportFile } from '../domain/transfer.js'
-import type { ImportResult, ResetResult } from '../service/transfer.js'
-import type { ChatBot, ChatMessage, ChatPress } from '../telegram/views.js'
-import { filterQuery, type RequestFilter } from '../inspector/request-filter.js'
-import type { RequestEntry } from '../inspector/request-log.js'
-import type { ClockView } from '../clock/sandbox-clock.js'
-import type { ClockChange } from '../clock/service.js'
-import type { ChainView, MineResult } from '../chain/service.js'
 import type { AuditReport } from '../audit/rules.js'
-import type { VerifyEntry, VerifyJournal } from '../domain/types.js'
+import type { AuditRequest } from '../audit/schemas.js'
+import type { ChainView, MineResult } from '../chain/schemas.js'
+import type { ClockChange, ClockView } from '../clock/schemas.js'
+import type { RequestErrorBody } from '../domain/outcomes.js'
+import type { Outcome } from '../domain/payment.js'
+import type { ExportFile } from '../domain/transfer.js'
+import type { Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
+import type { SandboxSettings } from '../domain/settings.js'
+import type { VerifyBody } from '../domain/validate.js'
+import { filterQuery, type RequestFilter } from '../inspector/request-filter.js'
+import type { RequestEntry } from '../inspector/request-entry.js'
+import type { RequestEventsQuery, RequestLogPage, RequestLogQuery } from '../inspector/schemas.js'
+import type { SandboxInfo } from '../http/info.js'
+import type {
+  CreateMerchantInput,
+  CreatePaymentInput,
+  DeliveryListQuery,
+  HealthAnswer,
+  ImportResult,
+  PaymentDetail,
+  PaymentListQuery,
+  ReplayInput,
+  ResetResult,
+  ShutdownAnswer,
+  SimulateInput,
+  VerifyPaymentInput,
+} from '../http/schemas.js'
+import type { CreateBody } from '../service/sandbox.js'
+import type { AddBotInput, ChatMessagesQuery, ChatPressInput, ChatRef, ChatSendInput } from '../telegram/chat-schemas.js'
+import type { ChatBot, ChatBotRef, ChatMessage, ChatMessages, ChatPress, ChatSent } from '../telegram/views.js'
 
+/*
+ * What the client sends and gets is typed by the routes' schemas (src/http/wire.ts): inputs and answers below
+ * are read from them, so the client and the server cannot disagree on a field. Records and the spec's answers
+ * are the domain's types, which the schemas document.
+ */
 export type { CreateBody, VerifyBody, Delivery, Merchant, Payment, PaymentStatus, Outcome, SandboxInfo }
 export type { ClockView, ClockChange, ChainView, MineResult, AuditReport, VerifyEntry, VerifyJournal }
-export type { ExportFile, ImportResult, ResetResult }
-export type { ChatBot, ChatMessage, ChatPress }
-export type { RequestEntry, RequestFilter }
-
-/** A page of the request log: entries oldest first, and where the log stands. */
-export interface RequestLogPage {
-  requests: RequestEntry[]
-  /** How many requests the sandbox keeps at most (in memory only). */
-  capacity: number
-  /** How many bytes (as JSON) the entries kept take at most. */
-  maxBytes: number
-  oldestSeq: number
-  latestSeq: number
-}
+export type { ExportFile, ImportResult, ResetResult, ShutdownAnswer, PaymentDetail }
+export type { ChatBot, ChatBotRef, ChatMessage, ChatMessages, ChatPress, ChatSent, ChatRef, AddBotInput, ChatSendInput, ChatPressInput, ChatMessagesQuery }
+export type { RequestEntry, RequestFilter, RequestLogPage, RequestLogQuery, RequestEventsQuery }
+export type { CreatePaymentInput, VerifyPaymentInput, SimulateInput, CreateMerchantInput, PaymentListQuery, DeliveryListQuery, ReplayInput }
 
 /** What the request log's event stream says. */
 export type RequestLogEvent =
@@ -39,17 +49,19 @@ export type RequestLogEvent =
   /** Entries from..to were let go by the log before they could be sent. */
   | { type: 'gap'; from: number; to: number }
 
+/** What the sandbox's change stream says: a payment or a callback delivery as it is now (once durable), or that merchants or everything changed. */
+export type ChangeEvent =
+  | { type: 'payment'; created: boolean; payment: Payment }
+  | { type: 'delivery'; delivery: Delivery }
+  | { type: 'merchant' }
+  /** A reset or an import: everything may have changed. */
+  | { type: 'reset' }
+
 /**
  * Why following the request log ended: the sandbox said it was stopping, the caller aborted, or the stream
  * ended without a word (the sandbox dropped a reader that fell behind; following again resumes).
  */
 export type FollowEnd = 'stopped' | 'aborted' | 'ended'
-
-/** Which bot and chat a chat call speaks in: the bot by token, @username or id (the only bot when omitted). */
-export interface ChatRef {
-  bot?: string
-  chat?: number
-}
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787'
 
@@ -95,40 +107,14 @@ export interface RawRequest {
   timeoutMs?: number
 }
 
-export interface Health extends SandboxInfo {
-  ok: true
-  counts: { merchants: number; payments: number; deliveries: number }
-  /** The sandbox clock (sandboxes of this version and later). */
-  clock?: ClockView
-}
+/**
+ * What /_sandbox/health answers; its `clock` is what GET /_sandbox/clock answers, its `settings` what the sandbox runs
+ * with (sandboxes of this version and later).
+ */
+export type Health = Omit<HealthAnswer, 'clock' | 'settings'> & { clock?: ClockView; settings?: SandboxSettings }
 
-/** What `pay audit` asks for. */
-export interface AuditQuery {
-  merchant?: string
-  trackId?: string
-  /** An ISO time, or a duration back from the sandbox's time (10m). */
-  since?: string
-  strict?: boolean
-  /** Check ids to leave out. */
-  ignore?: string[]
-}
-
-export interface CreatePaymentInput {
-  merchant: string
-  amount: number
-  callbackUrl: string
-  returnUrl?: string
-  description?: string
-  mobile?: string
-}
-
-export interface SimulateInput {
-  outcome: Outcome
-  amount?: number
-  asset?: string
-  /** What to do with the notification: send, drop, delay=<d>, duplicate=<n>, reorder (default: the sandbox's mode). */
-  callback?: string
-}
+/** What `pay audit` asks for: `ignore` as a list of check ids (sent comma-separated). */
+export type AuditQuery = Omit<AuditRequest, 'ignore'> & { ignore?: string[] }
 
 /** Typed client of a running sandbox: the spec API and the /_sandbox control API. */
 export class SandboxClient {
@@ -200,7 +186,7 @@ export class SandboxClient {
     return this.call('POST', '/api/v1/request', input)
   }
 
-  verifyPayment(input: { merchant: string; trackId: string }): Promise<VerifyBody> {
+  verifyPayment(input: VerifyPaymentInput): Promise<VerifyBody> {
     return this.call('POST', '/api/v1/verify', input)
   }
 
@@ -220,11 +206,11 @@ export class SandboxClient {
   }
 
   /** A payment with its callback deliveries and its verify journal (entries shown once written). */
-  getPayment(trackId: string): Promise<{ payment: Payment; deliveries: Delivery[]; verifies: VerifyJournal }> {
+  getPayment(trackId: string): Promise<PaymentDetail> {
     return this.call('GET', `/_sandbox/payments/${encodeURIComponent(trackId)}`)
   }
 
-  async listPayments(filter: { status?: PaymentStatus; merchant?: string; limit?: number } = {}): Promise<Payment[]> {
+  async listPayments(filter: PaymentListQuery = {}): Promise<Payment[]> {
     const query = new URLSearchParams()
     for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v))
     const qs = query.size > 0 ? `?${query}` : ''
@@ -235,7 +221,7 @@ export class SandboxClient {
     return (await this.call<{ merchants: Merchant[] }>('GET', '/_sandbox/merchants')).merchants
   }
 
-  async createMerchant(input: { key?: string; name?: string } = {}): Promise<Merchant> {
+  async createMerchant(input: CreateMerchantInput = {}): Promise<Merchant> {
     return (await this.call<{ merchant: Merchant }>('POST', '/_sandbox/merchants', input)).merchant
   }
 
@@ -248,7 +234,7 @@ export class SandboxClient {
   // ── callback deliveries ───────────────────────────────────────────────
 
   /** Deliveries in creation order, newest last; `limit` keeps the newest. */
-  async listDeliveries(filter: { trackId?: string; state?: Delivery['state']; limit?: number } = {}): Promise<Delivery[]> {
+  async listDeliveries(filter: DeliveryListQuery = {}): Promise<Delivery[]> {
     const query = new URLSearchParams()
     for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v))
     const qs = query.size > 0 ? `?${query}` : ''
@@ -263,7 +249,7 @@ export class SandboxClient {
    * Sends a delivery's body again (one attempt) to its URL or `to`; `ref` is a delivery id or a trackId (its
    * latest delivery). Resolves with the new delivery once the attempt is over.
    */
-  async replayDelivery(ref: string, options: { to?: string } = {}): Promise<Delivery> {
+  async replayDelivery(ref: string, options: ReplayInput = {}): Promise<Delivery> {
     const body = options.to !== undefined ? { to: options.to } : {}
     // The sandbox answers after the attempt, which may take up to its callback timeout (at most 60 s).
     return (await this.call<{ delivery: Delivery }>('POST', `/_sandbox/deliveries/${encodeURIComponent(ref)}/replay`, body, 90_000))
@@ -318,31 +304,31 @@ export class SandboxClient {
   }
 
   /** Registers a bot token with a username (bots are also registered on their first Bot API call). */
-  async addBot(input: { token: string; username?: string; firstName?: string }): Promise<ChatBot> {
+  async addBot(input: AddBotInput): Promise<ChatBot> {
     return (await this.call<{ bot: ChatBot }>('POST', '/_sandbox/chat/bots', input)).bot
   }
 
   /** A chat's messages, oldest first; `after` keeps those with a higher message id. */
-  chatMessages(ref: ChatRef & { after?: number; limit?: number } = {}): Promise<{ bot: { id: number; username: string }; chat: number; messages: ChatMessage[] }> {
+  chatMessages(ref: ChatMessagesQuery = {}): Promise<ChatMessages> {
     const query = new URLSearchParams()
     for (const [k, v] of Object.entries(ref)) if (v !== undefined) query.set(k, String(v))
     return this.call('GET', `/_sandbox/chat/messages${query.size > 0 ? `?${query}` : ''}`)
   }
 
   /** The simulated customer sends text (a command, a reply) to the bot. */
-  chatSend(input: ChatRef & { text: string }): Promise<{ bot: { id: number; username: string }; chat: number; message: ChatMessage }> {
+  chatSend(input: ChatSendInput): Promise<ChatSent> {
     return this.call('POST', '/_sandbox/chat/send', input)
   }
 
   /** The simulated customer presses a button by its text; `wait` ms for the bot's answer to a callback button. */
-  chatPress(input: ChatRef & { button: string; messageId?: number; wait?: number }): Promise<ChatPress> {
+  chatPress(input: ChatPressInput): Promise<ChatPress> {
     return this.call('POST', '/_sandbox/chat/press', input, 15_000)
   }
 
   // ── the request log ───────────────────────────────────────────────────
 
   /** Requests the sandbox answered, oldest first (newest last); `limit` keeps the newest N, `after` those after a seq. */
-  listRequests(filter: RequestFilter & { after?: number; limit?: number } = {}): Promise<RequestLogPage> {
+  listRequests(filter: RequestLogQuery = {}): Promise<RequestLogPage> {
     const query = filterQuery(filter)
     if (filter.after !== undefined) query.set('after', String(filter.after))
     if (filter.limit !== undefined) query.set('limit', String(filter.limit))
@@ -356,14 +342,45 @@ export class SandboxClient {
    * Resolves with why it ended once it was open; rejects with SandboxUnreachableError when it cannot be opened.
    */
   followRequests(
-    filter: RequestFilter & { after?: number },
+    filter: RequestEventsQuery,
     onEvent: (event: RequestLogEvent) => void | Promise<void>,
     options: { signal?: AbortSignal; onOpen?: () => void } = {},
   ): Promise<FollowEnd> {
-    const { signal } = options
     const query = filterQuery(filter)
     if (filter.after !== undefined) query.set('after', String(filter.after))
-    const target = new URL(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, this.base)
+    return this.follow(`/_sandbox/requests/events${query.size > 0 ? `?${query}` : ''}`, options, (name, data) => {
+      if (name === 'request') return onEvent({ type: 'request', entry: data as RequestEntry })
+      if (name === 'gap') return onEvent({ type: 'gap', ...(data as { from: number; to: number }) })
+      return undefined
+    })
+  }
+
+  /**
+   * Follows payments and callback deliveries (of one payment, given `trackId`) as each change becomes durable: every
+   * change made after `onOpen` has run is seen. Resolves with why it ended once it was open; rejects with
+   * SandboxUnreachableError when it cannot be opened.
+   */
+  followChanges(filter: { trackId?: string }, onEvent: (event: ChangeEvent) => void, options: { signal?: AbortSignal; onOpen?: () => void } = {}): Promise<FollowEnd> {
+    const query = new URLSearchParams()
+    if (filter.trackId !== undefined) query.set('trackId', filter.trackId)
+    return this.follow(`/_sandbox/events${query.size > 0 ? `?${query}` : ''}`, options, (name, data) => {
+      if (name === 'payment') onEvent({ type: 'payment', ...(data as { created: boolean; payment: Payment }) })
+      else if (name === 'delivery') onEvent({ type: 'delivery', ...(data as { delivery: Delivery }) })
+      else if (name === 'merchant' || name === 'reset') onEvent({ type: name })
+    })
+  }
+
+  /**
+   * An event stream: each event's name and JSON data to `onEvent`, in order, until it ends (`shutdown`: the sandbox
+   * is stopping). When `onEvent` returns a promise, nothing more is read until it settles; a rejected one ends it.
+   */
+  private follow(
+    path: string,
+    options: { signal?: AbortSignal; onOpen?: () => void },
+    onEvent: (name: string, data: unknown) => void | Promise<void>,
+  ): Promise<FollowEnd> {
+    const { signal } = options
+    const target = new URL(path, this.base)
     return new Promise((resolve, reject) => {
       let stopped = false
       let open = false
@@ -395,9 +412,8 @@ export class SandboxClient {
             const event = readEvent(buffer.slice(0, end))
             buffer = buffer.slice(end + 2)
             let taken: void | Promise<void> = undefined
-            if (event?.name === 'request') taken = onEvent({ type: 'request', entry: event.data as RequestEntry })
-            else if (event?.name === 'gap') taken = onEvent({ type: 'gap', ...(event.data as { from: number; to: number }) })
-            else if (event?.name === 'shutdown') stopped = true
+            if (event?.name === 'shutdown') stopped = true
+            else if (event) taken = onEvent(event.name, event.data)
             if (taken) {
               res.pause()
               busy = taken.then(
@@ -441,7 +457,7 @@ export class SandboxClient {
   // ── lifecycle ─────────────────────────────────────────────────────────
 
   /** Asks the sandbox to stop as on SIGTERM: it answers, finishes in-flight requests, saves and exits. */
-  shutdown(): Promise<{ ok: true; stopping: true; pid: number; url: string }> {
+  shutdown(): Promise<ShutdownAnswer> {
     return this.call('POST', '/_sandbox/shutdown', {})
   }
 

@@ -10,18 +10,6 @@ import { readDuration } from '../domain/duration.js'
 
 export { LIMITS, STEP_KINDS }
 
-/** A chat step as the schema accepts it: one of send, expect and press, with where it happens. */
-interface ChatFile {
-  send?: string
-  expect?: string
-  within?: string
-  press?: string
-  message?: number | string
-  bot?: string
-  chat?: number
-  as?: string
-}
-
 /** Names the runner binds itself: ${sandbox.url}, and the ${repeat:…} template. */
 const RESERVED = new Set(['sandbox', 'repeat'])
 /** More than this many problems in one file are counted, not listed; a longer line is cut. */
@@ -297,7 +285,7 @@ class Checker {
         }
       }
       case 'chat': {
-        const chat = (raw as { chat: ChatFile }).chat
+        const chat = (raw as StepFile<'chat'>).chat
         const where = this.where(chat.bot !== undefined ? at('chat', 'bot') : at('chat'))
         const common = {
           ...base,
@@ -309,11 +297,11 @@ class Checker {
         }
         let action: ChatAction
         let fields: readonly string[]
-        if (chat.send !== undefined) {
+        if ('send' in chat) {
           this.refs(chat.send, at('chat', 'send'))
           action = { send: chat.send }
           fields = BOUND_FIELDS.chatSend
-        } else if (chat.expect !== undefined) {
+        } else if ('expect' in chat) {
           const problem = patternProblem(chat.expect)
           if (problem) this.problem(at('chat', 'expect'), problem)
           this.refs(chat.expect, at('chat', 'expect'))
@@ -323,7 +311,7 @@ class Checker {
           fields = BOUND_FIELDS.chatExpect
         } else {
           this.refs(chat.message, at('chat', 'message'))
-          action = { press: chat.press!, ...(chat.message !== undefined ? { message: chat.message } : {}) }
+          action = { press: chat.press, ...(chat.message !== undefined ? { message: chat.message } : {}) }
           fields = BOUND_FIELDS.chatPress
         }
         if (chat.as !== undefined) this.bind(chat.as, at('chat', 'as'), { kind, step: number, fields })

@@ -109,9 +109,14 @@ export function headerLine(header: JournalHeader): string {
   return `${JSON.stringify(header)}\n`
 }
 
-import type { Durability } from './durability.js'
+/**
+ * How an append is acknowledged. `disk` (the default): after its fdatasync, so it survives a power loss. `os`:
+ * once the OS has the write, synced within OS_SYNC_MS, so it survives the process being killed but not a power
+ * loss (Redis's `appendfsync everysec`, SQLite's `synchronous=NORMAL`).
+ */
+import type { Durability } from '../domain/settings.js'
 
-export { DURABILITIES, type Durability } from './durability.js'
+export { type Durability, DURABILITIES } from '../domain/settings.js'
 /** With `os` durability, the longest an acknowledged record waits for its fdatasync. */
 export const OS_SYNC_MS = 1000
 

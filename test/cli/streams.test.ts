@@ -47,6 +47,8 @@ const failing: Record<string, { args: string[]; exit: number }> = {
   'sandbox:stop': { args: ['--url', nowhere], exit: 3 },
   'sandbox:wait': { args: ['--timeout', '200ms', '--url', nowhere], exit: 6 },
   'scenario:run': { args: ['@dir/failing.json', '--url', '@url'], exit: 6 },
+  trigger: { args: ['paid', '--callback-url', 'http://127.0.0.1:9/cb', '--url', '@url'], exit: 8 },
+  version: { args: ['extra'], exit: 2 },
 }
 
 const failingScenario = {

@@ -1,3 +1,5 @@
+import type { SandboxSettings } from '../domain/settings.js'
+
 /** What the sandbox says about itself on /_sandbox/health and at start. */
 export interface SandboxInfo {
   name: 'pay-sandbox'
@@ -6,4 +8,6 @@ export interface SandboxInfo {
   dataFile: string
   pid: number
   startedAt: string
+  /** What it runs with (sandboxes of this version and later). */
+  settings?: SandboxSettings
 }
