@@ -5,9 +5,8 @@ import { formatDuration, MAX_DURATION_MS, readDuration } from '../domain/duratio
 import { CALLBACK_MODE_RULE, CHAOS_NAMES, parseCallbackMode, writeCallbackMode } from '../domain/fault.js'
 import { MAX_CONFIRMATIONS } from '../domain/payment.js'
 import { type AllowedHosts, allowedHostsFlag, parseAllowedHosts } from '../domain/request-guard.js'
-import type { SandboxSettings } from '../domain/settings.js'
+import { DURABILITIES, type Durability, type SandboxSettings } from '../domain/settings.js'
 import type { StartOptions } from '../server/start.js'
-import { DURABILITIES, type Durability } from '../store/journal.js'
 import { usage } from './usage.js'
 
 /**
