@@ -48,6 +48,8 @@ export interface RequestEntry {
   bodyTruncated?: boolean
   /** The texts kept cut (only their first KEPT_BYTES), each with its whole size in bytes: `{ trackId: 1022976 }`. */
   truncated?: Partial<Record<CutField, number>>
+  /** Sent by the sandbox's operator (the pay CLI, the inspector, a scenario checking as the operator), not the merchant. */
+  operator?: true
 }
 
 /** What the server knows of a request once it is answered. */
@@ -61,6 +63,8 @@ export interface AnsweredRequest {
   outcome?: { result?: number; trackId?: string; error?: string }
   /** The JSON body's bytes as received, when the JSON parser read one. */
   body?: Buffer
+  /** The request carried the operator mark (Pay-Sandbox-Operator: 1). */
+  operator?: boolean
 }
 
 /**
@@ -112,6 +116,7 @@ export function describeRequest(request: AnsweredRequest): Omit<RequestEntry, 's
     if (start.length < request.body.length || cut.bytes !== undefined) entry.bodyTruncated = true
   }
   if (Object.keys(truncated).length > 0) entry.truncated = truncated
+  if (request.operator) entry.operator = true
   return entry
 }
 

@@ -170,7 +170,7 @@ export const replayBody = {
 /** A payment's verify journal: the latest verify calls, oldest first, and how many there were in all. */
 export const verifyJournal = {
   type: 'object',
-  description: 'the merchant\'s verify calls of this payment, as the sandbox observed them',
+  description: 'the verify calls of this payment, as the sandbox observed them: the merchant\'s, and the operator\'s (marked)',
   properties: {
     trackId: { type: 'string' },
     count: { type: 'integer', description: 'verify calls in all' },
@@ -188,6 +188,7 @@ export const verifyJournal = {
           result: { type: 'integer' },
           amount: { type: 'number' },
           status: { type: 'string', enum: paymentStatuses, description: 'the payment\'s status when it was verified' },
+          operator: { type: 'boolean', const: true, description: 'made by the sandbox\'s operator (the pay CLI, the inspector, a scenario checking as the operator: the Pay-Sandbox-Operator header), not by the merchant; audits leave it out' },
         },
         required: ['trackId', 'at', 'owner', 'result', 'status'],
       },

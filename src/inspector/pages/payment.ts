@@ -146,7 +146,7 @@ ${
 <tbody>${shown.map(
         (v) => html`<tr>
 ${cell('At (UTC)', time(v.at), 'nowrap')}
-${cell('Key', v.key !== undefined ? html`<code>${v.key}</code>${v.owner === false ? html` <span class="flag">another merchant's</span>` : ''}` : v.keyHint !== undefined ? html`<code>${v.keyHint}</code> <span class="flag">unknown key</span>` : '—')}
+${cell('Key', html`${v.key !== undefined ? html`<code>${v.key}</code>${v.owner === false ? html` <span class="flag">another merchant's</span>` : ''}` : v.keyHint !== undefined ? html`<code>${v.keyHint}</code> <span class="flag">unknown key</span>` : '—'}${v.operator ? html` <span class="tag" title="Made by the sandbox's operator (pay CLI, inspector, scenario): not the merchant's, left out of the audit">operator</span>` : ''}`)}
 ${cell('Status then', v.status !== undefined ? statusBadge(v.status) : '—')}
 ${cell('result', html`<strong>${String(v.result)}</strong>`)}
 ${cell('amount', v.amount !== undefined ? String(v.amount) : '—', 'num')}
