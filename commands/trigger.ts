@@ -77,7 +77,7 @@ Exits 8 when the callback was not delivered (the receiver answered non-2xx or no
         this.failWithResult(`create answered result ${created.result} — ${created.message}`, ExitCode.specFailure)
         return created
       }
-      const checkoutUrl = client.checkoutUrl(created.trackId)
+      const checkoutUrl = await client.checkoutUrlOf(created.trackId)
       const watched = await actAndWatch(
         client,
         created.trackId,

@@ -39,7 +39,7 @@ export default class PaymentShow extends ClientCommand {
         ['return URL', payment.returnUrl],
         ['description', payment.description],
         ['mobile', payment.mobile],
-        ['checkout', client.checkoutUrl(payment.trackId)],
+        ['checkout', await client.checkoutUrlOf(payment.trackId)],
         ['created', payment.createdAt],
         ['updated', payment.updatedAt],
       ]),

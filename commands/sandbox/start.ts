@@ -28,6 +28,8 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     '<%= config.bin %> <%= command.id %> --host 0.0.0.0 --allowed-hosts sandbox',
     '<%= config.bin %> <%= command.id %> --payment-ttl 15m --block-time 30s',
     '<%= config.bin %> <%= command.id %> --callback-chaos 0.3 --seed 42',
+    '<%= config.bin %> <%= command.id %> --public-url https://pay-dev.example.test',
+    '<%= config.bin %> <%= command.id %> --telegram-allow-local-urls',
   ]
 
   static override flags = {
@@ -93,6 +95,16 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     }),
     confirmations: Flags.integer({ description: 'confirmations every unfinalized payment needs before it is paid [default: per asset, see pay chain]', env: 'PAY_SANDBOX_CONFIRMATIONS', min: 1, max: 1000 }),
     'block-time': Flags.string({ description: 'mine a block this often on the sandbox clock, e.g. 30s [default: only when asked]', env: 'PAY_SANDBOX_BLOCK_TIME' }),
+    'public-url': Flags.string({
+      description:
+        'where customers and bots reach the sandbox (a tunnel, a LAN name), e.g. https://pay-dev.example.test: every checkout URL it hands out starts with it, and its host name is answered [default: the URL it listens on]',
+      env: 'PAY_SANDBOX_PUBLIC_URL',
+    }),
+    'telegram-allow-local-urls': Flags.boolean({
+      description:
+        "the Bot API emulator takes inline URL buttons to localhost, loopback addresses and dot-less names, which Telegram refuses (Wrong HTTP URL): to test a bot's button to a local checkout page [default: off, as on Telegram]",
+      env: 'PAY_SANDBOX_TELEGRAM_ALLOW_LOCAL_URLS',
+    }),
     detach: Flags.boolean({
       description: 'run in the background: wait until it answers, print its URL and pid, and exit (log: <data file>.log; stop it with `pay sandbox stop`)',
     }),
@@ -105,7 +117,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     const { defaultMerchantKey, installLastResort, readImportFlag, serveOptions, startFailure, stopAndExport, warnExposure } = await import(
       '../../src/cli/serve.js'
     )
-    const { callbacks, allowedHosts, allowedFlag, lab } = await serveOptions(flags)
+    const { callbacks, allowedHosts, allowedFlag, lab, reach } = await serveOptions(flags)
     const { describePolicy } = await import('../../src/callbacks/schedule.js')
     const seed = flags.import !== undefined ? await readImportFlag(flags.import) : undefined
     const { labArgs, describeLab } = await import('../../src/cli/lab-options.js')
@@ -132,6 +144,8 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
           ...(flags.import !== undefined ? ['--import', resolve(flags.import)] : []),
           ...(flags['export-on-exit'] !== undefined ? ['--export-on-exit', resolve(flags['export-on-exit'])] : []),
           ...labArgs(lab),
+          ...(reach.publicUrl !== undefined ? ['--public-url', reach.publicUrl] : []),
+          ...(reach.telegram?.allowLocalUrls ? ['--telegram-allow-local-urls'] : []),
         ],
         say: (line) => this.log(line),
       })
@@ -154,6 +168,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         callbacks,
         durability: flags.durability as Durability,
         ...lab,
+        ...reach,
         allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
         ...(seed !== undefined ? { seed } : {}),
         ...(flags.quiet ? {} : { log: out }),
@@ -199,11 +214,13 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         ['data file', running.info.dataFile],
         ['merchant key', merchantKey ?? paint(chalk.yellow, 'none enabled — pay merchant create')],
         ['inspector', paint(chalk.cyan, `${running.url}/`)],
-        ['checkout', `${running.url}/pay/<trackId>`],
+        ['public URL', running.info.publicUrl],
+        ['checkout', `${running.info.publicUrl ?? running.url}/pay/<trackId>`],
         ['durability', flags.durability === 'os' ? paint(chalk.yellow, 'os: acknowledged once the OS has a write (synced within 1 s); a power loss can lose the last second') : undefined],
         ['also answers', allowedHosts === 'all' ? chalk.red('any host name') : allowedFlag],
         ['callbacks', describePolicy(running.callbacks.policy)],
         ...describeLab(lab),
+        ['Bot API', reach.telegram?.allowLocalUrls ? 'URL buttons may lead to local addresses (--telegram-allow-local-urls; Telegram refuses them)' : undefined],
         ['clock', running.clock.view().real ? undefined : `${running.clock.view().now} (ahead of real time; pay clock reset)`],
       ]),
     )

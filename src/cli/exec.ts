@@ -29,7 +29,7 @@ const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
  * be found, 126 when it cannot be run, 1 when it succeeded but the state could not be saved or exported.
  */
 export async function execWithSandbox(command: string[], flags: ExecFlags): Promise<number> {
-  const { callbacks, allowedHosts, lab } = await serveOptions(flags)
+  const { callbacks, allowedHosts, lab, reach } = await serveOptions(flags)
   const host = flags.host ?? DEFAULT_HOST
   const seed = flags.import !== undefined ? await readImportFlag(flags.import) : undefined
   const logFile = flags.log
@@ -58,6 +58,7 @@ export async function execWithSandbox(command: string[], flags: ExecFlags): Prom
       callbacks,
       ...(flags.durability !== undefined ? { durability: flags.durability as Durability } : {}),
       ...lab,
+      ...reach,
       allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
       ...(seed !== undefined ? { seed } : {}),
       ...(logFile !== undefined ? { log: toLog } : {}),

@@ -20,12 +20,20 @@ export interface ServeFlags extends LabFlags {
   'callback-timeout'?: string | undefined
   'callback-schedule'?: string | undefined
   'callback-concurrency'?: number | undefined
+  'public-url'?: string | undefined
+  'telegram-allow-local-urls'?: boolean | undefined
+}
+
+/** How customers and bots reach the sandbox: its public URL, and whether bots' URL buttons may lead to local addresses. */
+export interface ReachOptions {
+  publicUrl?: string
+  telegram?: { allowLocalUrls: true }
 }
 
 /** The callback policy and allowed hosts the flags ask for, or a usage error naming the flag. */
 export async function serveOptions(
   flags: ServeFlags,
-): Promise<{ callbacks: CallbackPolicy; allowedHosts: AllowedHosts; allowedFlag: string | undefined; lab: LabOptions }> {
+): Promise<{ callbacks: CallbackPolicy; allowedHosts: AllowedHosts; allowedFlag: string | undefined; lab: LabOptions; reach: ReachOptions }> {
   const { policyFromFlags } = await import('../callbacks/schedule.js')
   const { allowedHostsFlag, parseAllowedHosts } = await import('../domain/request-guard.js')
   let callbacks: CallbackPolicy
@@ -47,7 +55,15 @@ export async function serveOptions(
   } catch (error) {
     throw usage((error as Error).message)
   }
-  return { callbacks, allowedHosts: parsed.hosts, allowedFlag: allowedHostsFlag(parsed.hosts), lab }
+  const reach: ReachOptions = {}
+  if (flags['public-url'] !== undefined) {
+    const { parsePublicUrl } = await import('../domain/checkout-url.js')
+    const publicUrl = parsePublicUrl(flags['public-url'])
+    if ('problem' in publicUrl) throw usage(`--public-url ${publicUrl.problem}`)
+    reach.publicUrl = publicUrl.url
+  }
+  if (flags['telegram-allow-local-urls']) reach.telegram = { allowLocalUrls: true }
+  return { callbacks, allowedHosts: parsed.hosts, allowedFlag: allowedHostsFlag(parsed.hosts), lab, reach }
 }
 
 /** `--import <file>`: the file checked whole with the sandbox's own reader, or a usage error listing what is wrong. */

@@ -217,6 +217,8 @@ export const healthResponse = {
     name: { type: 'string', const: 'pay-sandbox' },
     version: { type: 'string' },
     url: { type: 'string' },
+    publicUrl: { type: 'string', description: 'where customers and bots reach the sandbox (--public-url): checkout URLs are <publicUrl>/pay/<trackId>; absent when not set' },
+    telegramAllowLocalUrls: { type: 'boolean', const: true, description: 'the Bot API emulator takes URL buttons to loopback addresses and dot-less names (--telegram-allow-local-urls); absent when off, as on Telegram' },
     dataFile: { type: 'string' },
     pid: { type: 'integer' },
     startedAt: { type: 'string' },
