@@ -3,7 +3,10 @@ import { CLOCK_LATEST } from '../domain/clock-range.js'
 import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
 import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
+import { bindName, durationText, LIMITS, NAME, sent, text, title } from './schema-parts.js'
 import { SCENARIO_VERSION } from './types.js'
+
+export { LIMITS }
 
 /*
  * The scenario file format, stated once. Ajv checks files against it (validate.ts), file.ts derives the type
@@ -20,37 +23,6 @@ import { SCENARIO_VERSION } from './types.js'
 
 export const SCENARIO_SCHEMA_ID = 'urn:pay-sandbox:scenario:1'
 
-export const LIMITS = { waitMs: 60_000, withinMs: 120_000, failFirst: 100, steps: 500, depth: 64, blocks: 1000 } as const
-
-const NAME = '^[A-Za-z_][A-Za-z0-9_-]*$'
-
-const text = (max: number, what: string, examples: readonly string[]) =>
-  ({
-    type: 'string',
-    minLength: 1,
-    maxLength: max,
-    pattern: '\\S',
-    description: what,
-    errorMessage: `must be a non-empty string of at most ${max} characters`,
-    examples,
-  }) as const
-
-const title = {
-  title: 'Step title',
-  ...text(200, 'Shown for this step in reports instead of the title made from the step.', ['verify before paying → 202 (not completed yet)']),
-} as const
-
-const bindName = (what: string, example: string) =>
-  ({
-    title: 'Name (as)',
-    description: `${what} Later steps refer to it by this name, e.g. \${${example}.…}. Letters, digits, _ and -; unique in the file.`,
-    type: 'string',
-    pattern: NAME,
-    maxLength: 100,
-    errorMessage: 'must be a name of letters, digits, _ or - starting with a letter or _',
-    examples: [example],
-  }) as const
-
 const stepName = (title: string, kind: string, example: string) =>
   ({
     title,
@@ -61,10 +33,6 @@ const stepName = (title: string, kind: string, example: string) =>
     errorMessage: `must be the name of a ${kind} step (its "as")`,
     examples: [example],
   }) as const
-
-/** A value sent as is after ${…} references are replaced: any JSON, so invalid input can be tested too. */
-const sent = (title: string, what: string, examples: readonly unknown[]) =>
-  ({ title, description: `${what} Any JSON value is sent as written (after \${…} references), so invalid input can be tested.`, examples }) as const
 
 const presence = (title: string, what: string) =>
   ({
@@ -451,13 +419,6 @@ const waitStep = {
     },
     title,
   },
-} as const
-
-const durationText = {
-  type: 'string',
-  pattern: '^[0-9]+(\\.[0-9]+)?(ms|s|m|h)?$',
-  errorMessage: 'must be a duration such as 500ms, 30s, 15m or 1h (at most 24h)',
-  examples: ['10s', '15m'],
 } as const
 
 const clockStep = {
