@@ -3,6 +3,7 @@ import { CLOCK_LATEST } from '../domain/clock-range.js'
 import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
 import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
+import { httpStep } from './schema-http.js'
 import { bindName, durationText, LIMITS, NAME, sent, text, title } from './schema-parts.js'
 import { SCENARIO_VERSION } from './types.js'
 
@@ -295,6 +296,14 @@ const verifyStep = {
         payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step: supplies trackId, merchant and the order amount. Or give "trackId" and "merchant" instead.' },
         trackId: sent('Track ID', 'The trackId to send instead of "payment", e.g. "${link.trackId}" for a payment a bot made.', ['${order.trackId}']),
         merchant: sent('Merchant API key', 'The merchant to send with "trackId".', ['${shop.key}']),
+        operator: {
+          title: 'As the operator',
+          description:
+            'true: check as the sandbox’s operator, not as the merchant: the call is marked (Pay-Sandbox-Operator), so the audit, the verifies step and payment wait --verified leave it out. By default the step plays the merchant’s own verify.',
+          type: 'boolean',
+          default: false,
+          errorMessage: 'must be true or false',
+        },
       },
       allOf: [onePayment, { if: { required: ['trackId'], properties: { trackId: true } }, then: { required: ['merchant'], properties: { merchant: true }, errorMessage: 'with "trackId", verify needs "merchant" (the key to send) too' } }],
       examples: [{ payment: 'order' }, { trackId: '${order.trackId}', merchant: '${shop.key}' }],
@@ -659,6 +668,7 @@ export const stepSchemas = {
   verifies: verifiesStep,
   audit: auditStep,
   chat: chatStep,
+  http: httpStep,
 } as const
 
 export type StepKind = keyof typeof stepSchemas
@@ -678,6 +688,16 @@ export const scenarioSchema = {
     version: { title: 'Format version', description: 'The scenario format version; 1 is the only one.', const: SCENARIO_VERSION, errorMessage: 'must be 1 (the only format version)', examples: [1] },
     name: { title: 'Name', ...text(200, 'The scenario’s name in reports.', ['paid']) },
     description: { title: 'Description', ...text(2000, 'What the scenario shows; a property of the JUnit testsuite.', ['The customer pays the full amount.']) },
+    vars: {
+      title: 'Variables',
+      description:
+        'Values steps use as ${vars.name}: a string, number or boolean each; a string may use ${env.NAME}. `pay scenario run --var name=value` replaces one for a run (a number or boolean must stay one).',
+      type: 'object',
+      maxProperties: 100,
+      propertyNames: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: 100, errorMessage: 'must be a variable name of letters, digits and _, e.g. shop or SHOP_URL' },
+      additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: 10_000, errorMessage: 'must be a string, number or boolean' },
+      examples: [{ shop: 'http://127.0.0.1:3000', key: '${env.PAY_MERCHANT_KEY}' }],
+    },
     steps: {
       title: 'Steps',
       description: 'Run in order; once one fails, the rest are skipped.',
@@ -687,7 +707,7 @@ export const scenarioSchema = {
       errorMessage: `must be a list of 1 to ${LIMITS.steps} steps`,
       items: {
         title: 'Step',
-        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat), an optional "title" and, on create, simulate, verify, verifies and audit, an optional "expect".',
+        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat, http), an optional "title" and, on create, simulate, verify, verifies, audit and http, an optional "expect".',
         oneOf: [
           stepSchemas.receiver,
           stepSchemas.merchant,
@@ -703,6 +723,7 @@ export const scenarioSchema = {
           stepSchemas.verifies,
           stepSchemas.audit,
           stepSchemas.chat,
+          stepSchemas.http,
         ],
       },
       examples: [[{ merchant: { as: 'shop' } }, { wait: 100 }]],

@@ -1,6 +1,8 @@
 import { request } from 'node:http'
 import { describe, expect, test } from 'vitest'
 import { verifiedCurrent } from '../../src/domain/verify-journal.js'
+import { parseScenarioOrThrow } from '../../src/scenario/parse.js'
+import { runScenario } from '../../src/scenario/run.js'
 import type { Sandbox } from '../../src/index.js'
 import { receiver } from '../callbacks/receiver.js'
 import { pay, sandbox } from '../helpers.js'
@@ -125,5 +127,22 @@ describe("the audit sees only the merchant: the operator's requests are marked a
     const { verifies } = await sb.client.getPayment(trackId)
     expect(verifies.count).toBe(1)
     expect(verifies.entries.some((e) => e.operator)).toBe(false)
+  })
+
+  test("a scenario's verify step plays the merchant, unless it checks as the operator", async () => {
+    const sb = await sandbox()
+    const steps = [
+      { merchant: { as: 'shop' } },
+      { create: { as: 'order', merchant: '${shop.key}', amount: 5, callbackUrl: 'http://127.0.0.1:9/cb' } },
+      { simulate: { payment: 'order', outcome: 'paid' } },
+      { verify: { payment: 'order', operator: true }, expect: { result: 100 } },
+      { wait: 100 },
+      { verifies: { payment: 'order', within: 300 }, expect: { verified: false, count: 1 } },
+      { verify: { payment: 'order' }, expect: { result: 100 } },
+      { verifies: { payment: 'order' }, expect: { verified: true, result: 100, count: 2 } },
+    ]
+    const report = await runScenario(parseScenarioOrThrow(JSON.stringify({ version: 1, name: 'operator', steps }), 'operator.json'), { client: sb.client })
+    expect(report.steps.map((s) => [s.title, s.outcome, s.message])).toContainEqual(['verify order as the operator → 100', 'passed', undefined])
+    expect(report.ok).toBe(true)
   })
 })
