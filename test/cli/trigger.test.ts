@@ -30,6 +30,8 @@ describe('pay trigger <outcome>: one command from create to the callback', () =>
     })
     // What trigger showed is what verify answers: its own call, in the journal as the operator's, which is no
     // proof that the merchant verified.
+    // The journal's entry is written just after the answer.
+    await expect.poll(async () => (await sb.client.getPayment(result.trackId)).verifies.count).toBe(1)
     const { payment, verifies } = await sb.client.getPayment(result.trackId)
     expect(verifies.entries).toEqual([expect.objectContaining({ key: 'sandbox', owner: true, result: 100, operator: true })])
     expect(verifiedCurrent(payment, verifies)).toBeUndefined()
