@@ -10,6 +10,7 @@ import { usage } from '../src/cli/usage.js'
 import { verifyMeaning } from '../src/cli/verify-answer.js'
 import type { CreateBody } from '../src/client/index.js'
 import { brief } from '../src/domain/brief.js'
+import { formatCallbackMode, LATE_MODE_USAGE, namesWith, planOf } from '../src/domain/fault.js'
 import { shownDelivery } from '../src/domain/display.js'
 import { nearest } from '../src/domain/nearest.js'
 import { AMOUNT_RULE, isFinal, isValidAmount, type Outcome, outcomes } from '../src/domain/payment.js'
@@ -23,7 +24,7 @@ export default class Trigger extends ClientCommand {
   expired      verify: 202
 The callback goes to --callback-url (env PAY_CALLBACK_URL; asked for at a terminal). Without one, it goes to a receiver of this command's own on 127.0.0.1, which answers 200.
 The verify answer comes from a real verify call, marked as the sandbox operator's (Pay-Sandbox-Operator), as every request of the CLI is: the verify journal shows it as the operator's, and \`pay audit\` and \`payment wait --verified\` judge only your code's calls.
---callback plays a fault on the notification, as with \`pay payment simulate\`: drop and reorder send nothing (exit 0), delay=<d> makes it late on the sandbox clock.
+--callback plays a fault on the notification, as with \`pay payment simulate\`: ${namesWith('lost')} and ${namesWith('held')} send nothing (exit 0), ${LATE_MODE_USAGE} makes it late on the sandbox clock.
 Exits 8 when the callback was not delivered (the receiver answered non-2xx or not at all, or no attempt within --wait); 4 when create answers a failure (e.g. 104 for an unknown --merchant).`
 
   static override examples = [
@@ -60,8 +61,8 @@ Exits 8 when the callback was not delivered (the receiver answered non-2xx or no
     const mode = callbackModeOf(flags.callback)
     const waitMs = durationFlag('wait', flags.wait, { min: 1 })
     const outcome = await this.outcome(args.outcome)
-    if (mode?.mode === 'reorder' && isFinal(outcome)) {
-      this.refuseTogether('callback', `reorder holds the notification until the payment's next one, and a ${outcome} payment has none; use delay=<duration> to make it late`)
+    if (mode && planOf(mode).held && isFinal(outcome)) {
+      this.refuseTogether('callback', `${formatCallbackMode(mode)} holds the notification until the payment's next one, and a ${outcome} payment has none; use ${LATE_MODE_USAGE} to make it late`)
     }
     const client = this.client(flags.url)
     await client.health()

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, realpathSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { exitCodeDescriptions } from '../src/cli/exit-codes.js'
@@ -49,6 +49,10 @@ describe('Quick start: the walkthrough runs as written after the set-up', () => 
     expect(commands.length).toBeGreaterThan(5)
     for (const command of commands) expect(command).toMatch(/^npx pay /)
     expect(commands.some((c) => c.startsWith('npx pay trigger paid '))).toBe(true)
+  })
+
+  test('`npx pay` in the clone is the package\'s own bin, linked by npm ci: nothing to fetch or install', async () => {
+    expect(realpathSync(join(ROOT, 'node_modules', '.bin', 'pay'))).toBe(realpathSync(join(ROOT, 'bin', 'run.js')))
   })
 
   test('every `npx pay` line, in order, with the output the README shows', { timeout: 180_000 }, async () => {

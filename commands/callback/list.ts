@@ -5,10 +5,11 @@ import { trackIdFrom } from '../../src/cli/track-id.js'
 import type { Delivery } from '../../src/client/index.js'
 import { deliveryStates } from '../../src/domain/callback.js'
 import { shownDelivery } from '../../src/domain/display.js'
+import { FAULT_FORMS } from '../../src/domain/fault.js'
 
 export default class CallbackList extends ClientCommand {
   static override summary = 'List callback deliveries, oldest first'
-  static override description = `One row per delivery: a POST of a status change to the payment's callbackUrl, with its retries. STATUS is the payment status the callback reports; STATE is pending (being sent or waiting for a retry), held (a reordered notification waiting for the payment's next one), delivered (a 2xx came back), failed (no retries left) or dropped (a fault: never sent). ATTEMPTS is attempts made of those allowed; LAST is the last attempt's HTTP status or error (pay callback show has every attempt). FAULT (shown when any row has one) is the fault the sandbox played on it (drop, delay=…, duplicate=…, reorder); \`pay callback show\` says why. At a terminal narrower than the table, URLs and then errors are cut with …; a pipe gets them whole.
+  static override description = `One row per delivery: a POST of a status change to the payment's callbackUrl, with its retries. STATUS is the payment status the callback reports; STATE is pending (being sent or waiting for a retry), held (a notification held back until the payment's next one), delivered (a 2xx came back), failed (no retries left) or dropped (a fault: never sent). ATTEMPTS is attempts made of those allowed; LAST is the last attempt's HTTP status or error (pay callback show has every attempt). FAULT (shown when any row has one) is the fault the sandbox played on it (${FAULT_FORMS}); \`pay callback show\` says why. At a terminal narrower than the table, URLs and then errors are cut with …; a pipe gets them whole.
 --json writes {"deliveries": [...]} with every attempt: the file support engineers receive and replay with \`pay callback replay --file\`. Passwords and tokens in URLs are masked (user:***@) here as everywhere pay shows a URL; \`pay sandbox export\` keeps them.`
 
   static override examples = [

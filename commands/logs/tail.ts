@@ -8,8 +8,9 @@ import { requestLine } from '../../src/cli/requests.js'
 import { usage } from '../../src/cli/usage.js'
 import { type FollowEnd, type RequestEntry, SandboxUnreachableError } from '../../src/client/index.js'
 import { inertJson } from '../../src/domain/display.js'
+import { KEPT_BYTES } from '../../src/inspector/request-entry.js'
 import { FILTER_KEYS, FILTER_RULES, parseFilterItems } from '../../src/inspector/request-filter.js'
-import { KEPT_BYTES, REQUEST_LOG_LIMITS } from '../../src/inspector/request-log.js'
+import { REQUEST_LOG_LIMITS } from '../../src/inspector/request-log.js'
 
 /** How long `--follow` tries to open a cut stream again before it says the sandbox went away. */
 const RECONNECT_WINDOW_MS = 5000

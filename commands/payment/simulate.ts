@@ -8,6 +8,7 @@ import { usage } from '../../src/cli/usage.js'
 import type { Payment } from '../../src/client/index.js'
 import { ASSET_CODES } from '../../src/domain/assets.js'
 import { brief } from '../../src/domain/brief.js'
+import { CALLBACK_MODE_HELP } from '../../src/domain/fault.js'
 import { AMOUNT_RULE, isValidAmount, outcomes } from '../../src/domain/payment.js'
 
 export default class PaymentSimulate extends ClientCommand {
@@ -19,7 +20,7 @@ export default class PaymentSimulate extends ClientCommand {
   expired      the time to pay ran out (verify: 202); only a pending payment expires
 An unfinalized payment starts at 0 confirmations and becomes paid once enough blocks are mined (pay chain mine); --outcome paid finalizes it at once.
 --amount makes the paid amount differ from the order amount, to test the merchant's amount check. --amount and --asset describe a payment, so they are refused with --outcome failed or expired.
---callback plays a fault on this change's notification: drop (lost), delay=<d> (late, on the sandbox clock), duplicate=<n> (sent n times with the same delivery id), reorder (held back and sent right after the payment's next notification; not for a final outcome), or send.`
+--callback says what the sandbox does with this change's notification: ${CALLBACK_MODE_HELP}.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s --outcome paid',

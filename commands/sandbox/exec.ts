@@ -1,10 +1,8 @@
 import { Flags } from '@oclif/core'
 import { PayCommand } from '../../src/cli/base.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
+import { readConfig, startFlags } from '../../src/cli/sandbox-config.js'
 import { usage } from '../../src/cli/usage.js'
-import SandboxStart from './start.js'
-
-const { detach: _detach, quiet: _quiet, port: _port, data: _data, ...serveFlags } = SandboxStart.flags
 
 export default class SandboxExec extends PayCommand {
   protected override readonly outOfDescriptorsExit = ExitCode.startFailed
@@ -19,10 +17,7 @@ The sandbox's request log is off; --log <file> writes it, with the sandbox's oth
   ]
 
   static override flags = {
-    ...serveFlags,
-    // Not from PAY_SANDBOX_PORT or PAY_SANDBOX_DATA: those name the developer's own sandbox, which may be running.
-    port: Flags.integer({ description: 'port to listen on; 0 picks a free one', default: 0, min: 0, max: 65535 }),
-    data: Flags.string({ description: 'data file, kept after the run [default: a temporary one, removed after the run]' }),
+    ...startFlags('exec'),
     log: Flags.string({ description: 'write the sandbox\'s request log and messages to this file (appended)' }),
   }
 
@@ -34,8 +29,9 @@ The sandbox's request log is off; --log <file> writes it, with the sandbox's oth
     if (command.length === 0) {
       throw usage('missing the command to run, after --', { suggestions: ['e.g. pay sandbox exec -- npm test'] })
     }
+    const config = readConfig(flags)
     const { execWithSandbox } = await import('../../src/cli/exec.js')
-    const code = await execWithSandbox(command, flags)
+    const code = await execWithSandbox(command, config, flags.log)
     // The command's code, whatever it is: exit now rather than let oclif map it.
     process.exit(code)
   }

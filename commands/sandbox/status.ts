@@ -2,6 +2,7 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { fields, line, paint } from '../../src/cli/format.js'
 import type { Health } from '../../src/client/index.js'
+import { describeSettings } from '../../src/cli/lab-options.js'
 
 export default class SandboxStatus extends ClientCommand {
   static override summary = 'Show whether a sandbox is running at the URL (exit 0 when up, 3 when not)'
@@ -23,6 +24,7 @@ export default class SandboxStatus extends ClientCommand {
         ['merchants', health.counts.merchants],
         ['payments', health.counts.payments],
         ['deliveries', health.counts.deliveries],
+        ...(health.settings ? describeSettings(health.settings) : []),
       ]),
     )
     return health

@@ -1,6 +1,6 @@
 import { answered2xx, attemptsOf, reportedStatus } from '../callbacks/delivery.js'
 import { formatDuration } from '../domain/duration.js'
-import { copiesOf } from '../domain/fault.js'
+import { copiesOf, planOf } from '../domain/fault.js'
 import { canReach, paymentStatuses } from '../domain/payment.js'
 import { merchantEntries } from '../domain/verify-journal.js'
 import type { Delivery, DeliveryAttempt, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
@@ -289,15 +289,16 @@ function verifiedAfter(entries: readonly VerifyEntry[], occurredAt: string, stat
   return entries.some((e) => e.owner && Date.parse(e.at) >= from && (notified === undefined || canReach(notified, e.status)))
 }
 
-/** Why a duplicate or reordered notification's answers show an endpoint that refuses what it already handled. */
+/** Why a duplicated or held-back notification's answers show an endpoint that refuses what it already handled. */
 function notIdempotent(d: Delivery, attempts: readonly DeliveryAttempt[]): string | undefined {
-  if (d.fault?.mode === 'duplicate') {
-    const copies = attempts.slice(0, copiesOf(d))
+  const plan = planOf(d.fault)
+  if (plan.copies > 1) {
+    const copies = attempts.slice(0, plan.copies)
     const firstOk = copies.findIndex(answered2xx)
     const refused = copies.find((a, i) => i > firstOk && firstOk !== -1 && !answered2xx(a))
     if (refused) return `copy ${refused.attempt} of the duplicated ${reportedStatus(d) ?? d.event} notification was answered ${answerOf(refused)} after an earlier copy was answered 2xx`
   }
-  if (d.fault?.mode === 'reorder') {
+  if (plan.held) {
     const refused = attempts.find((a) => !answered2xx(a))
     if (refused) return `the ${reportedStatus(d) ?? d.event} notification, sent after a later one, was answered ${answerOf(refused)}`
   }

@@ -1,7 +1,7 @@
 import { CALLBACK_EVENT, type Notification, type NotifiedStatus } from '../domain/callback.js'
 import { paysSomething } from '../domain/payment.js'
-import { copiesOf } from '../domain/fault.js'
-import type { Delivery, DeliveryAttempt, DeliveryFault, Payment } from '../domain/types.js'
+import { copiesOf, type DeliveryFault, planOf } from '../domain/fault.js'
+import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
 import { version } from '../version.js'
 import { type CallbackPolicy, MAX_RETRIES, retryDelay } from './schedule.js'
 import type { SendResult } from './send.js'
@@ -56,8 +56,8 @@ export function bodyText(delivery: Delivery): string {
 }
 
 /**
- * A new delivery, due at once unless its fault says otherwise: a dropped one is never sent, a reordered one is
- * held (no due time) until the payment's next notification is sent, a delayed one is due after its delay.
+ * A new delivery, due at once unless its fault says otherwise: a lost one is never sent (dropped), a held one has
+ * no due time until the payment's next notification is sent, a delayed one is due after its wait.
  */
 export function newDelivery(input: {
   id: string
@@ -71,7 +71,8 @@ export function newDelivery(input: {
   fault?: DeliveryFault
 }): Delivery {
   const { fault } = input
-  const due = fault?.mode === 'delay' ? new Date(Date.parse(input.now) + (fault.delayMs ?? 0)).toISOString() : input.now
+  const plan = planOf(fault)
+  const due = plan.waitMs > 0 ? new Date(Date.parse(input.now) + plan.waitMs).toISOString() : input.now
   return {
     id: input.id,
     trackId: input.trackId,
@@ -79,10 +80,10 @@ export function newDelivery(input: {
     event: input.event,
     body: input.body,
     headers: deliveryHeaders(input.id, input.event, input.replayOf),
-    state: fault?.mode === 'drop' ? 'dropped' : 'pending',
+    state: plan.lost ? 'dropped' : 'pending',
     attempts: [],
     maxRetries: input.maxRetries,
-    ...(fault?.mode === 'drop' || fault?.mode === 'reorder' ? {} : { nextAttemptAt: due }),
+    ...(plan.lost || plan.held ? {} : { nextAttemptAt: due }),
     ...(input.replayOf !== undefined ? { replayOf: input.replayOf } : {}),
     ...(fault !== undefined ? { fault } : {}),
     createdAt: input.now,
@@ -90,9 +91,9 @@ export function newDelivery(input: {
   }
 }
 
-/** A reordered notification still held back for the payment's next one. */
+/** A notification still held back (reorder) for the payment's next one. */
 export function isHeld(delivery: Delivery): boolean {
-  return delivery.state === 'pending' && delivery.fault?.mode === 'reorder' && delivery.nextAttemptAt === undefined && attemptsOf(delivery).length === 0
+  return delivery.state === 'pending' && planOf(delivery.fault).held && delivery.nextAttemptAt === undefined && attemptsOf(delivery).length === 0
 }
 
 /** The delivery released from being held: due now. */

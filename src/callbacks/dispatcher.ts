@@ -1,8 +1,9 @@
 import { SandboxClock, type Timer } from '../clock/sandbox-clock.js'
 import { REPLAY_URL_MAX } from '../domain/callback.js'
-import { type CallbackMode, type ChaosSettings, chaosPick, faultOf, FaultReason, formatCallbackMode, seededRandom } from '../domain/fault.js'
+import { type CallbackMode, type ChaosSettings, chaosPick, faultOf, FaultReason, formatCallbackMode, planOf, seededRandom } from '../domain/fault.js'
 import { newDeliveryId } from '../domain/ids.js'
 import { SandboxError } from '../domain/outcomes.js'
+import type { CallbackFaults } from '../domain/settings.js'
 import { isFinal } from '../domain/payment.js'
 import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
 import { isValidUrl } from '../domain/validate.js'
@@ -26,13 +27,7 @@ import {
 import { type CallbackPolicy, formatDuration, longestWait, resolvePolicy } from './schedule.js'
 import { type SendResult, sendCallback } from './send.js'
 
-/** What the sandbox does with notifications nobody asked a mode for (`pay sandbox start --callback-mode`, `--callback-chaos`). */
-export interface CallbackFaults {
-  /** The mode of every notification that has no mode of its own (default: send). */
-  mode?: CallbackMode
-  /** A fault picked by a seeded generator for a share of notifications. */
-  chaos?: ChaosSettings
-}
+export type { CallbackFaults }
 
 export interface DispatcherOptions {
   store: Store
@@ -134,7 +129,7 @@ export class CallbackDispatcher implements PaymentListener {
     } else if (isHeld(delivery)) {
       job.held = true
     } else {
-      this.schedule(job, delivery.fault?.mode === 'delay' ? (delivery.fault.delayMs ?? 0) : 0)
+      this.schedule(job, planOf(delivery.fault).waitMs)
     }
   }
 
@@ -158,7 +153,7 @@ export class CallbackDispatcher implements PaymentListener {
       }
     }
     // A final payment has no next notification to wait for: held, it would never go.
-    if (mode === undefined || (mode.mode === 'reorder' && final)) return {}
+    if (mode === undefined || (planOf(mode).held && final)) return {}
     const fault = faultOf(mode, reason)
     return fault ? { fault } : {}
   }
@@ -195,7 +190,7 @@ export class CallbackDispatcher implements PaymentListener {
         job.held = true
         continue
       }
-      const cap = d.fault?.mode === 'delay' && attemptsOf(d).length === 0 ? Math.max(longest, d.fault.delayMs ?? 0) : longest
+      const cap = attemptsOf(d).length === 0 ? Math.max(longest, planOf(d.fault).waitMs) : longest
       const wait = typeof d.nextAttemptAt === 'string' ? Date.parse(d.nextAttemptAt) - now : 0
       this.schedule(job, Number.isFinite(wait) ? Math.min(Math.max(wait, 0), cap) : 0)
     }

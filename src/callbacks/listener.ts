@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { readBoundedBody } from '../server/bounded-body.js'
+import { readBoundedBody } from '../http/bounded-body.js'
 import { type SendResult, sendCallback } from './send.js'
 
 /** Largest request body taken; a larger one is answered 413 and not kept. */

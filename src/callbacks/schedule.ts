@@ -6,16 +6,9 @@ export { formatDuration }
 
 import { MAX_RETRIES } from '../domain/callback.js'
 
-export interface CallbackPolicy {
-  /** Retries after the first attempt; 0 means one attempt only. */
-  retries: number
-  /** Time allowed per attempt, from connecting to the end of the response excerpt. */
-  timeoutMs: number
-  /** Wait before retry n is scheduleMs[n-1]; the last value repeats when there are more retries than entries. */
-  scheduleMs: number[]
-  /** Attempts out at once, across all receivers; the rest wait their turn in order of due time. */
-  concurrency: number
-}
+import type { CallbackPolicy } from '../domain/settings.js'
+
+export type { CallbackPolicy }
 
 export const DEFAULT_CALLBACK_POLICY: Readonly<CallbackPolicy> = Object.freeze({
   retries: 3,

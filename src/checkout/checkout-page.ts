@@ -1,5 +1,6 @@
 import { isFinal } from '../domain/payment.js'
 import type { Payment } from '../domain/types.js'
+import { CALLBACK_MODE_CHOICES } from '../domain/fault.js'
 import { isRoundedForDisplay } from '../domain/amount.js'
 import {
   ASSETS,
@@ -13,8 +14,8 @@ import {
   type SandboxAsset,
 } from './assets.js'
 import type { ClockView } from '../clock/sandbox-clock.js'
-import { html, type SafeHtml } from './html.js'
-import { layout } from './layout.js'
+import { html, type SafeHtml } from '../pages/html.js'
+import { layout } from '../pages/layout.js'
 import { qrSvg } from './qr.js'
 import { returnLink, STATUS_LABEL } from './status.js'
 
@@ -119,14 +120,7 @@ ${
 }
 
 /** Notification modes offered on the page: the value goes to the simulate body's `callback`. */
-const NOTIFICATION_CHOICES: ReadonlyArray<readonly [string, string]> = [
-  ['', 'as the sandbox is set'],
-  ['send', 'send it'],
-  ['drop', 'drop it (lost on the way)'],
-  ['delay=30s', 'delay it 30 s (sandbox clock)'],
-  ['duplicate=2', 'send it twice'],
-  ['reorder', 'hold it until the next one (out of order)'],
-]
+const NOTIFICATION_CHOICES: ReadonlyArray<readonly [string, string]> = [['', 'as the sandbox is set'], ...CALLBACK_MODE_CHOICES]
 
 function controls(payment: Payment): SafeHtml {
   const pending = payment.status === 'pending'

@@ -1,4 +1,4 @@
-import { escapeHtml, raw, type SafeHtml } from './html.js'
+import { escapeHtml, raw, type SafeHtml } from '../pages/html.js'
 
 /**
  * An inline SVG QR code of `text`, labelled for screen readers. Made on the server: the page loads no library.

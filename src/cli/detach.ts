@@ -19,12 +19,10 @@ export interface DetachedStart {
 export interface DetachOptions {
   /** Root of the package: the CLI started in the background is its bin/run.js. */
   root: string
-  port: number
-  host: string
+  /** The data file; its log is beside it. */
   data: string
-  quiet: boolean
-  /** More `pay sandbox start` flags for the background process (e.g. callback settings). */
-  extraArgs?: string[]
+  /** The `pay sandbox start` flags of the background process (see configArgs). */
+  args: string[]
   /** Human output (silent under --json). */
   say: (text: Styled) => void
   timeoutMs?: number
@@ -48,10 +46,7 @@ export async function startDetached(options: DetachOptions): Promise<DetachedSta
     throw new PayError(`cannot write the log file ${log}: ${(error as Error).message}`, ExitCode.startFailed)
   }
   const from = fstatSync(fd).size
-  const args = [join(options.root, 'bin', 'run.js'), 'sandbox', 'start', '--json']
-  args.push('--port', String(options.port), '--host', options.host, '--data', dataFile)
-  if (options.quiet) args.push('--quiet')
-  args.push(...(options.extraArgs ?? []))
+  const args = [join(options.root, 'bin', 'run.js'), 'sandbox', 'start', '--json', ...options.args]
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', fd, fd],

@@ -1,4 +1,3 @@
-import type { Durability } from '../store/journal.js'
 import { spawn } from 'node:child_process'
 import { appendFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -8,17 +7,8 @@ import chalk from 'chalk'
 import { forTerminal } from '../domain/display.js'
 import { DEFAULT_HOST, type RunningSandbox, startServer } from '../server/start.js'
 import { ExitCode, PayError } from './exit-codes.js'
-import { defaultMerchantKey, installLastResort, readImportFlag, type ServeFlags, serveOptions, startFailure, stopAndExport, warnExposure } from './serve.js'
-
-export interface ExecFlags extends ServeFlags {
-  port: number
-  /** Default 127.0.0.1; PAY_SANDBOX_URL is not read: the command gets the sandbox's own. */
-  host?: string | undefined
-  data?: string | undefined
-  log?: string | undefined
-  import?: string | undefined
-  'export-on-exit'?: string | undefined
-}
+import { type SandboxConfig, startOptionsOf } from './sandbox-config.js'
+import { defaultMerchantKey, installLastResort, readImportFlag, startFailure, stopAndExport, warnExposure } from './serve.js'
 
 /** Signals passed on to the command rather than acted on: the command decides, and the sandbox stops after it. */
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
@@ -26,13 +16,15 @@ const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 /**
  * Runs `command` against a sandbox of its own: started before it (PAY_SANDBOX_URL, PAY_MERCHANT_KEY), stopped and
  * saved after it. Resolves with the exit code to leave with: the command's (128+n for a signal), 127 when it cannot
- * be found, 126 when it cannot be run, 1 when it succeeded but the state could not be saved or exported.
+ * be found, 126 when it cannot be run, 1 when it succeeded but the state could not be saved or exported. The host is
+ * 127.0.0.1 unless given (PAY_SANDBOX_URL is not read: the command gets the sandbox's own); without a data file, a
+ * temporary one. `logFile`: where the request log goes (none by default).
  */
-export async function execWithSandbox(command: string[], flags: ExecFlags): Promise<number> {
-  const { callbacks, allowedHosts, lab, reach } = await serveOptions(flags)
-  const host = flags.host ?? DEFAULT_HOST
-  const seed = flags.import !== undefined ? await readImportFlag(flags.import) : undefined
-  const logFile = flags.log
+export async function execWithSandbox(command: string[], config: SandboxConfig, logFile: string | undefined): Promise<number> {
+  const options = startOptionsOf(config)
+  const host = config.host ?? DEFAULT_HOST
+  const allowedHosts = config['allowed-hosts'] ?? []
+  const seed = config.import !== undefined ? await readImportFlag(config.import) : undefined
   const toLog = (text: string) => {
     if (logFile !== undefined) appendFileSync(logFile, `${forTerminal(text)}\n`)
   }
@@ -43,23 +35,19 @@ export async function execWithSandbox(command: string[], flags: ExecFlags): Prom
       throw new PayError(`--log: cannot write ${logFile}: ${(error as Error).message}`, ExitCode.usage, { code: 'usage' })
     }
   }
-  const temp = flags.data === undefined ? await mkdtemp(join(tmpdir(), 'pay-sandbox-exec-')) : undefined
+  const temp = config.data === undefined ? await mkdtemp(join(tmpdir(), 'pay-sandbox-exec-')) : undefined
   const removeTemp = () => (temp !== undefined ? rm(temp, { recursive: true, force: true }) : Promise.resolve())
   installLastResort()
 
   let stopping: Promise<boolean> | undefined
   let running: RunningSandbox | undefined
-  const stop = () => (stopping ??= running ? stopAndExport(running, flags['export-on-exit']) : Promise.resolve(true))
+  const stop = () => (stopping ??= running ? stopAndExport(running, config['export-on-exit']) : Promise.resolve(true))
   try {
     running = await startServer({
-      port: flags.port,
+      ...options,
+      port: config.port ?? 0,
       host,
-      dataFile: flags.data ?? join(temp!, 'data.json'),
-      callbacks,
-      ...(flags.durability !== undefined ? { durability: flags.durability as Durability } : {}),
-      ...lab,
-      ...reach,
-      allowedHosts: allowedHosts === 'all' ? true : allowedHosts,
+      dataFile: config.data ?? join(temp!, 'data.json'),
       ...(seed !== undefined ? { seed } : {}),
       ...(logFile !== undefined ? { log: toLog } : {}),
       // `pay sandbox stop` from the command stops the sandbox; the command runs on.

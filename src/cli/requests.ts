@@ -1,6 +1,6 @@
 import chalk from 'chalk'
 import type { RequestEntry } from '../client/index.js'
-import type { CutField } from '../inspector/request-log.js'
+import type { CutField } from '../inspector/request-entry.js'
 import { line, paint, type Shown, shown, Styled } from './format.js'
 
 const statusColor = (status: number): ((s: string) => string) =>

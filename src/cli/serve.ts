@@ -1,7 +1,6 @@
 import { rename, rm, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import chalk from 'chalk'
-import type { CallbackPolicy } from '../callbacks/schedule.js'
 import { forTerminal } from '../domain/display.js'
 import type { AllowedHosts } from '../domain/request-guard.js'
 import { type ExportFile, type ExportImage, exportFileText } from '../domain/transfer.js'
@@ -9,62 +8,7 @@ import type { RunningSandbox } from '../server/start.js'
 import { ExitCode, PayError } from './exit-codes.js'
 import { checkImportFile } from './import-file.js'
 import { outOfDescriptorsMessage } from './open-files.js'
-import { type LabFlags, type LabOptions, labOptions } from './lab-options.js'
 import { usage } from './usage.js'
-
-/** The `pay sandbox start` flags that shape the server, shared by `sandbox exec`. */
-export interface ServeFlags extends LabFlags {
-  durability?: string | undefined
-  'allowed-hosts'?: string | undefined
-  'callback-retries'?: number | undefined
-  'callback-timeout'?: string | undefined
-  'callback-schedule'?: string | undefined
-  'callback-concurrency'?: number | undefined
-  'public-url'?: string | undefined
-  'telegram-allow-local-urls'?: boolean | undefined
-}
-
-/** How customers and bots reach the sandbox: its public URL, and whether bots' URL buttons may lead to local addresses. */
-export interface ReachOptions {
-  publicUrl?: string
-  telegram?: { allowLocalUrls: true }
-}
-
-/** The callback policy and allowed hosts the flags ask for, or a usage error naming the flag. */
-export async function serveOptions(
-  flags: ServeFlags,
-): Promise<{ callbacks: CallbackPolicy; allowedHosts: AllowedHosts; allowedFlag: string | undefined; lab: LabOptions; reach: ReachOptions }> {
-  const { policyFromFlags } = await import('../callbacks/schedule.js')
-  const { allowedHostsFlag, parseAllowedHosts } = await import('../domain/request-guard.js')
-  let callbacks: CallbackPolicy
-  try {
-    callbacks = policyFromFlags({
-      ...(flags['callback-retries'] !== undefined ? { retries: flags['callback-retries'] } : {}),
-      ...(flags['callback-timeout'] !== undefined ? { timeout: flags['callback-timeout'] } : {}),
-      ...(flags['callback-schedule'] !== undefined ? { schedule: flags['callback-schedule'] } : {}),
-      ...(flags['callback-concurrency'] !== undefined ? { concurrency: flags['callback-concurrency'] } : {}),
-    })
-  } catch (error) {
-    throw usage((error as Error).message)
-  }
-  const parsed = parseAllowedHosts(flags['allowed-hosts']?.split(',') ?? [])
-  if ('error' in parsed) throw usage(parsed.error)
-  let lab: LabOptions
-  try {
-    lab = labOptions(flags)
-  } catch (error) {
-    throw usage((error as Error).message)
-  }
-  const reach: ReachOptions = {}
-  if (flags['public-url'] !== undefined) {
-    const { parsePublicUrl } = await import('../domain/checkout-url.js')
-    const publicUrl = parsePublicUrl(flags['public-url'])
-    if ('problem' in publicUrl) throw usage(`--public-url ${publicUrl.problem}`)
-    reach.publicUrl = publicUrl.url
-  }
-  if (flags['telegram-allow-local-urls']) reach.telegram = { allowLocalUrls: true }
-  return { callbacks, allowedHosts: parsed.hosts, allowedFlag: allowedHostsFlag(parsed.hosts), lab, reach }
-}
 
 /** `--import <file>`: the file checked whole with the sandbox's own reader, or a usage error listing what is wrong. */
 export async function readImportFlag(file: string): Promise<ExportImage> {
@@ -156,7 +100,7 @@ export async function startFailure(error: unknown): Promise<never> {
   }
   const { ListenError } = await import('../server/start.js')
   const { DataFileError } = await import('../store/errors.js')
-  const { PageScriptMissingError } = await import('../checkout/page-scripts.js')
+  const { PageScriptMissingError } = await import('../pages/page-scripts.js')
   if (error instanceof DataFileError || error instanceof ListenError || error instanceof PageScriptMissingError) throw new PayError(error.message, ExitCode.startFailed)
   throw error
 }

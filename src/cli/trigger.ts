@@ -3,7 +3,7 @@ import { isHeld } from '../callbacks/delivery.js'
 import type { Delivery, Payment, SandboxClient, VerifyBody } from '../client/index.js'
 import type { DeliveryState } from '../domain/types.js'
 import { formatDuration } from '../domain/duration.js'
-import { copiesOf, FaultReason, formatCallbackMode } from '../domain/fault.js'
+import { copiesOf, FaultReason, formatCallbackMode, planOf } from '../domain/fault.js'
 import { line, paint, type Styled } from './format.js'
 
 /** How the payment's first notification went, as far as it got within the wait. */
@@ -12,11 +12,11 @@ export interface TriggerCallback {
   /** The delivery, once the sandbox made it. */
   delivery?: string
   /**
-   * delivered, failed, pending (no attempt yet, or waiting for a retry), dropped (a fault: never sent), held (reorder:
-   * waiting for the payment's next notification), or none (the sandbox made no notification within the wait).
+   * delivered, failed, pending (no attempt yet, or waiting for a retry), dropped (a fault: never sent), held (held back
+   * for the payment's next notification), or none (the sandbox made no notification within the wait).
    */
   state: DeliveryState | 'held' | 'none'
-  /** The fault the sandbox played on it (drop, delay=30s, duplicate=3, reorder) and why. */
+  /** The fault the sandbox played on it, as `pay callback list` shows it (e.g. delay=30s), and why. */
   fault?: string
   /** The first attempt's answer: the receiver's HTTP status… */
   status?: number
@@ -119,8 +119,8 @@ export function callbackFailure(callback: TriggerCallback, delivery: Delivery | 
   if (callback.error !== undefined) return `the callback was not delivered: ${callback.url}: ${callback.error}`
   if (callback.state === 'none') return `the sandbox made no callback for the payment within ${within}`
   if (callback.state === 'dropped' || callback.state === 'held') return `the callback was not sent: ${callback.state} by a fault, ${callback.fault ?? ''}`.trim()
-  const delay = delivery?.fault?.mode === 'delay' && delivery.fault.delayMs !== undefined ? delivery.fault.delayMs : undefined
-  const hint = delay !== undefined ? ` (it is delayed ${formatDuration(delay)} on the sandbox clock: give --wait more, or run pay clock advance ${formatDuration(delay)})` : ''
+  const delay = planOf(delivery?.fault).waitMs
+  const hint = delay > 0 ? ` (it is delayed ${formatDuration(delay)} on the sandbox clock: give --wait more, or run pay clock advance ${formatDuration(delay)})` : ''
   return `no attempt to deliver the callback within ${within}${hint}`
 }
 

@@ -2,6 +2,7 @@ import { CLOCK_LATEST, CLOCK_LATEST_MS, CLOCK_RANGE } from '../domain/clock-rang
 import { formatDuration } from '../domain/duration.js'
 import type { ClockRecord } from '../domain/types.js'
 import { TimerHeap, type TimerEntry, type TimerTask } from './timers.js'
+import type { ClockView } from './schemas.js'
 
 export type { ClockRecord }
 
@@ -29,20 +30,8 @@ export interface Timer {
   cancel(): void
 }
 
-/** What `pay clock` shows. */
-export interface ClockView {
-  /** The sandbox's time. */
-  now: string
-  /** Real time. */
-  realNow: string
-  /** How far the sandbox's time is ahead of real time, in ms (0 at real time). */
-  aheadMs: number
-  offsetMs: number
-  /** The clock was reset while ahead: it stands still until real time catches up. */
-  holdingUntil?: string
-  /** At real time: no offset and nothing held. */
-  real: boolean
-}
+/** What `pay clock` shows: the answer of GET /_sandbox/clock (schemas.ts). */
+export type { ClockView }
 
 /** A move of the clock, worked out before it is saved and applied once it is durable. */
 export interface ClockMove {

@@ -3,11 +3,10 @@ import { CALLBACK_EVENT, deliveryStates, EXCERPT_BYTES, MAX_RETRIES, notifiedSta
 import { isDeliveryId, isRefNumber, isTrackId } from './ids.js'
 import { brief } from './brief.js'
 import { CLOCK_LATEST, CLOCK_LATEST_MS } from './clock-range.js'
-import { MAX_DURATION_MS } from './duration.js'
-import { MAX_COPIES } from './fault.js'
+import { deliveryFaultSchema, type DeliveryFault, MAX_COPIES } from './fault.js'
 import { isMerchantKey, isStoredMerchantName, MERCHANT_KEY_RULE, MERCHANT_NAME_MAX } from './merchant.js'
 import { AMOUNT_RULE, assetSchema, changeSources, isValidAmount, MAX_CONFIRMATIONS, paymentStatuses } from './payment.js'
-import type { Delivery, DeliveryAttempt, DeliveryFault, Merchant, Payment, StatusChange } from './types.js'
+import type { Delivery, DeliveryAttempt, Merchant, Payment, StatusChange } from './types.js'
 import { charLength, isHeaderName, isHeaderValue, isTimestamp, isValidUrl, LIMITS } from './validate.js'
 
 /**
@@ -204,17 +203,7 @@ const delivery = {
   additionalProperties: false,
 } as const
 
-const fault = {
-  type: 'object',
-  properties: {
-    mode: { type: 'string', enum: ['drop', 'delay', 'duplicate', 'reorder'] },
-    delayMs: { type: 'integer', minimum: 1, maximum: MAX_DURATION_MS },
-    copies: { type: 'integer', minimum: 2, maximum: MAX_COPIES },
-    reason: { type: 'string', minLength: 1, maxLength: 100 },
-  } satisfies FieldsOf<DeliveryFault>,
-  required: ['mode', 'reason'],
-  additionalProperties: false,
-} as const
+const fault = deliveryFaultSchema satisfies { properties: FieldsOf<DeliveryFault> }
 
 /** Most records of each list an import takes; the README's "Data file and durability" states them. */
 export const IMPORT_MAX_RECORDS = { merchants: 10_000, payments: 150_000, deliveries: 300_000 } as const

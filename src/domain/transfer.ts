@@ -1,6 +1,6 @@
 import { EXPORT_FORMAT, EXPORT_VERSION, describeError, exportValidator, isEchoError, type ListName } from './export-schema.js'
 import { brief } from './brief.js'
-import { copiesOf } from './fault.js'
+import { copiesOf, namesWith, planOf } from './fault.js'
 import { canMove } from './payment.js'
 import type { Delivery, Merchant, Payment } from './types.js'
 
@@ -196,8 +196,8 @@ export function deliveryProblems(at: string, d: Delivery): readonly string[] {
   if (d.attempts.length > allowed) {
     problems = add(problems, `${at}.attempts holds ${d.attempts.length} attempts, more than maxRetries ${d.maxRetries} allows (${allowed})`)
   }
-  if ((d.state === 'dropped') !== (d.fault?.mode === 'drop' && d.attempts.length === 0)) {
-    problems = add(problems, `${at}.state is ${d.state}: only a delivery with fault mode drop and no attempts is dropped, and such a delivery is always dropped`)
+  if ((d.state === 'dropped') !== (planOf(d.fault).lost && d.attempts.length === 0)) {
+    problems = add(problems, `${at}.state is ${d.state}: only a delivery with fault mode ${namesWith('lost')} and no attempts is dropped, and such a delivery is always dropped`)
   }
   return problems ?? NONE
 }

@@ -1,5 +1,9 @@
 /** Records as stored and as returned by the sandbox control API. Times are ISO-8601 strings. */
 
+import type { DeliveryFault } from './fault.js'
+
+export type { DeliveryFault }
+
 export type PaymentStatus = 'pending' | 'unfinalized' | 'paid' | 'failed' | 'expired'
 
 /**
@@ -89,17 +93,6 @@ export interface Delivery {
   fault?: DeliveryFault
   createdAt: string
   updatedAt: string
-}
-
-/** A callback fault as recorded on a delivery (see src/domain/fault.ts). */
-export interface DeliveryFault {
-  mode: 'drop' | 'delay' | 'duplicate' | 'reorder'
-  /** delay: wait before the first attempt, on the sandbox clock. */
-  delayMs?: number
-  /** duplicate: how many times the notification is sent. */
-  copies?: number
-  /** `requested by simulate`, `sandbox default`, `chaos seed 42`. */
-  reason: string
 }
 
 /** The sandbox clock as saved: real time plus an offset, never earlier than `holdUntil`. */

@@ -1,6 +1,6 @@
 import type { Delivery, Payment } from '../domain/types.js'
 import type { PaymentListener } from '../service/sandbox.js'
-import type { RequestEntry } from './request-log.js'
+import type { RequestEntry } from './request-entry.js'
 
 /** A durable change the inspector's pages follow. */
 export type Change =

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { pageHeaders } from '../checkout/layout.js'
+import { pageHeaders } from '../pages/layout.js'
 import { shownDelivery, shownPayment } from '../domain/display.js'
 import { paymentStatuses } from '../domain/payment.js'
 import type { PaymentStatus } from '../domain/types.js'
 import { verifyOutcome } from '../domain/validate.js'
+import type { WireProvider } from '../http/type-provider.js'
 import type { SandboxService } from '../service/sandbox.js'
 import type { LabReaders } from './lab.js'
 import { auditPage } from './pages/audit.js'
@@ -24,7 +25,8 @@ const PAYMENT_REQUESTS = 20
 
 /** The inspector's pages: `/`, `/inspect/…`, and `/dashboard` leading to the payments list. */
 export function inspectorPageRoutes(service: SandboxService, requests: RequestLog, site: { url: () => string; checkoutBase: () => string; links: () => SiteLinks }, lab: LabReaders) {
-  return async function (app: FastifyInstance): Promise<void> {
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
     const headers = pageHeaders('inspector', INSPECTOR_STYLES)
     const send = (reply: FastifyReply, page: string, status = 200) => reply.code(status).headers(headers).send(page)
     /** A query the page cannot use: a page naming the field, under the same policy. */
@@ -71,7 +73,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
     })
     app.get('/inspect', { schema: schemas.inspect, config: { page: true } }, async (_request, reply) => reply.redirect('/', 302))
 
-    app.get<{ Querystring: { merchant?: string; status?: PaymentStatus | ''; q?: string; limit: number } }>(
+    app.get(
       '/inspect/payments',
       { schema: schemas.payments, config: { page: true }, attachValidation: true },
       async (request, reply) => {
@@ -93,7 +95,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
       },
     )
 
-    app.get<{ Params: { trackId: string } }>(
+    app.get(
       '/inspect/payments/:trackId',
       { schema: schemas.payment, config: { page: true }, attachValidation: true },
       async (request, reply) => {
@@ -132,7 +134,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
       )
     }
 
-    app.get<{ Querystring: { path?: string; method?: string; status?: string; result?: string; trackId?: string; limit: number } }>(
+    app.get(
       '/inspect/requests',
       { schema: schemas.requests, config: { page: true }, attachValidation: true },
       async (request, reply) => {

@@ -7,7 +7,7 @@ import { inspectorPageRoutes } from './page-routes.js'
 import type { SiteLinks } from './pages/parts.js'
 import type { LabReaders } from './lab.js'
 import type { RequestLog } from './request-log.js'
-import { EventStreams } from '../server/sse.js'
+import { EventStreams } from '../http/sse.js'
 
 export interface InspectorOptions {
   service: SandboxService

@@ -1,5 +1,5 @@
 import { nearest } from '../domain/nearest.js'
-import type { RequestEntry } from './request-log.js'
+import type { RequestEntry } from './request-entry.js'
 
 /**
  * Which requests to show, as the control API, the inspector's page and `pay logs tail --filter` say it. All

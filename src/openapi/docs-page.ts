@@ -1,5 +1,5 @@
-import { html, type SafeHtml } from '../checkout/html.js'
-import { layout } from '../checkout/layout.js'
+import { html, type SafeHtml } from '../pages/html.js'
+import { layout } from '../pages/layout.js'
 
 /** The parts of an OpenAPI 3.1 document the page reads. */
 export interface OpenApiDocument {

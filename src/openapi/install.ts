@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { pageHeaders } from '../checkout/layout.js'
+import { pageHeaders } from '../pages/layout.js'
 import { documentedSchemas } from '../domain/export-schema.js'
-import { errorSchemas, json, media, noQuery, replies } from '../server/schemas.js'
+import { errorSchemas, json, media, noQuery, replies } from '../http/schemas.js'
 import { DOCS_STYLES, docsPage, type OpenApiDocument } from './docs-page.js'
 import { apiDescription } from './rules.js'
 

@@ -1,7 +1,8 @@
 import type { StepFile } from './file.js'
 import { CREATE_FIELDS, LIMITS, STEP_KINDS, stepSchemas, type StepKind } from './schema.js'
 import { formatOf, readSource, type Format, type Path, type Position, type Source } from './source.js'
-import { collectRefs, parseTemplate, type Json } from './template.js'
+import { collectRefs, type Json } from './template.js'
+import { envMissing, readVars, type VarValue } from './vars.js'
 import { patternProblem } from './pattern.js'
 import { HTTP_LIMITS } from './schema-http.js'
 import {
@@ -23,18 +24,6 @@ import { CLOCK_LATEST, CLOCK_LATEST_MS } from '../domain/clock-range.js'
 import { readDuration } from '../domain/duration.js'
 
 export { LIMITS, STEP_KINDS }
-
-/** A chat step as the schema accepts it: one of send, expect and press, with where it happens. */
-interface ChatFile {
-  send?: string
-  expect?: string
-  within?: string
-  press?: string
-  message?: number | string
-  bot?: string
-  chat?: number
-  as?: string
-}
 
 /** An http step as the schema accepts it. */
 interface HttpFile {
@@ -84,7 +73,6 @@ export interface ParseOptions {
   vars?: Readonly<Record<string, string>>
 }
 
-type VarValue = string | number | boolean
 
 /**
  * Parses and checks a scenario file's text (JSON or YAML). Pure: every problem is reported, as
@@ -112,61 +100,6 @@ export function parseScenarioOrThrow(text: string, file: string, options: ParseO
   const parsed = parseScenario(text, file, options)
   if ('problems' in parsed) throw new ScenarioFileError(file, parsed.problems)
   return parsed.scenario
-}
-
-/**
- * The file's vars as a run uses them: each `--var` override read as the type the file declares it with, each
- * declared string with its `${env.…}` references replaced (an override is taken as written). Problems are put
- * at the var's place in the file.
- */
-function readVars(declared: Record<string, VarValue>, overrides: Readonly<Record<string, string>>, env: Readonly<Record<string, string | undefined>>, problems: Problem[]): Record<string, VarValue> {
-  const vars: Record<string, VarValue> = {}
-  for (const [name, value] of Object.entries(declared)) {
-    const path = ['vars', name]
-    const given = Object.hasOwn(overrides, name) ? overrides[name] : undefined
-    if (given !== undefined) {
-      const typed = overrideAs(value, given)
-      if ('problem' in typed) problems.push({ path, message: `--var ${name}=${given}: ${typed.problem}` })
-      else vars[name] = typed.value
-      continue
-    }
-    if (typeof value !== 'string') {
-      vars[name] = value
-      continue
-    }
-    const parsed = parseTemplate(value)
-    if ('error' in parsed) {
-      problems.push({ path, message: parsed.error })
-      continue
-    }
-    let text = ''
-    for (const piece of parsed.pieces) {
-      if (piece.kind === 'text') text += piece.text
-      else if (piece.kind === 'repeat') text += piece.text.repeat(piece.count)
-      else if (piece.name !== 'env') problems.push({ path, message: `${piece.source}: a var may use only \${env.NAME} references (and \${repeat:…}), since it is read before any step runs` })
-      else if (env[piece.field] === undefined) problems.push({ path, message: envMissing(piece.source, piece.field, name) })
-      else text += env[piece.field]
-    }
-    vars[name] = text
-  }
-  return vars
-}
-
-/** An override as the type of the value it replaces: a number stays a number, a boolean a boolean. */
-function overrideAs(declared: VarValue, given: string): { value: VarValue } | { problem: string } {
-  if (typeof declared === 'number') {
-    const n = Number(given)
-    return given.trim() !== '' && Number.isFinite(n) ? { value: n } : { problem: `must be a number, as the file declares it (${declared})` }
-  }
-  if (typeof declared === 'boolean') {
-    return given === 'true' || given === 'false' ? { value: given === 'true' } : { problem: `must be true or false, as the file declares it (${declared})` }
-  }
-  return { value: given }
-}
-
-function envMissing(source: string, name: string, varName?: string): string {
-  const instead = varName !== undefined ? `, or give the value with --var ${varName}=…` : ''
-  return `${source}: the environment variable ${name} is not set; set it${instead}`
 }
 
 /** In the order of the file's steps, each with its position and the step it belongs to. */
@@ -402,7 +335,7 @@ class Checker {
         }
       }
       case 'chat': {
-        const chat = (raw as { chat: ChatFile }).chat
+        const chat = (raw as StepFile<'chat'>).chat
         const where = this.where(chat.bot !== undefined ? at('chat', 'bot') : at('chat'))
         const common = {
           ...base,
@@ -414,11 +347,11 @@ class Checker {
         }
         let action: ChatAction
         let fields: readonly string[]
-        if (chat.send !== undefined) {
+        if ('send' in chat) {
           this.refs(chat.send, at('chat', 'send'))
           action = { send: chat.send }
           fields = BOUND_FIELDS.chatSend
-        } else if (chat.expect !== undefined) {
+        } else if ('expect' in chat) {
           const problem = patternProblem(chat.expect)
           if (problem) this.problem(at('chat', 'expect'), problem)
           this.refs(chat.expect, at('chat', 'expect'))
@@ -428,7 +361,7 @@ class Checker {
           fields = BOUND_FIELDS.chatExpect
         } else {
           this.refs(chat.message, at('chat', 'message'))
-          action = { press: chat.press!, ...(chat.message !== undefined ? { message: chat.message } : {}) }
+          action = { press: chat.press, ...(chat.message !== undefined ? { message: chat.message } : {}) }
           fields = BOUND_FIELDS.chatPress
         }
         if (chat.as !== undefined) this.bind(chat.as, at('chat', 'as'), { kind, step: number, fields })

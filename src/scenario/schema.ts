@@ -1,11 +1,10 @@
 import { CHECK_IDS } from '../audit/rules.js'
 import { CLOCK_LATEST } from '../domain/clock-range.js'
-import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
+import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE, FAULT_EXAMPLES } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
 import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
 import { httpStep } from './schema-http.js'
 import { bindName, durationText, LIMITS, NAME, sent, text, title } from './schema-parts.js'
-import { SCENARIO_VERSION } from './types.js'
 
 export { LIMITS }
 
@@ -19,8 +18,12 @@ export { LIMITS }
  * prints too, followed by what the file has. Without it the message is made from type, range and enum.
  *
  * Adding a step: one more branch in `stepSchemas` and in the steps' oneOf (its action key in `required`), its
- * runtime type in types.ts, its checks of names in parse.ts, then its runner code in run.ts.
+ * runtime type in types.ts (read from its schema where the runner takes the file's value as written), its
+ * checks of names in parse.ts, then its runner code in run.ts.
  */
+
+/** The scenario format version; 1 is the only one. */
+export const SCENARIO_VERSION = 1
 
 export const SCENARIO_SCHEMA_ID = 'urn:pay-sandbox:scenario:1'
 
@@ -255,7 +258,7 @@ const simulateStep = {
           type: 'string',
           pattern: CALLBACK_MODE_PATTERN,
           errorMessage: `must be ${CALLBACK_MODE_RULE}`,
-          examples: ['drop', 'delay=30s', 'duplicate=2', 'reorder'],
+          examples: [...FAULT_EXAMPLES],
         },
       },
       examples: [{ payment: 'order', outcome: 'paid' }, { payment: 'order', outcome: 'paid', callback: 'drop' }, { trackId: '${link.trackId}', outcome: 'paid' }],

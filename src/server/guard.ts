@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import { refusedPage } from '../checkout/checkout-page.js'
-import { pageHeaders } from '../checkout/layout.js'
+import { pageHeaders } from '../pages/layout.js'
 import { RequestError, type RequestErrorBody } from '../domain/outcomes.js'
 import { type AllowedHosts, judgeRequest } from '../domain/request-guard.js'
-import { sendRequestError } from './errors.js'
+import { sendRequestError } from '../http/errors.js'
 
 /**
  * Refuses, before any route runs, requests a web page could have made: a Host or Origin that is not allowed,

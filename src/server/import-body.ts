@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { ExportReader, IMPORT_MAX_BYTES } from '../domain/export-reader.js'
 import { SandboxError } from '../domain/outcomes.js'
 import { importRefusal } from '../service/transfer.js'
-import { bodyCut } from './body.js'
+import { bodyCut } from '../http/body.js'
 
 /**
  * Body parser of `POST /_sandbox/import`. The file is read and checked as it arrives (ExportReader), so no

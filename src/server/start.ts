@@ -6,7 +6,7 @@ import type { AuditSettings } from '../audit/rules.js'
 import { type CallbackFaults, CallbackDispatcher } from '../callbacks/dispatcher.js'
 import { type CallbackPolicy, resolvePolicy } from '../callbacks/schedule.js'
 import { chainPlugin } from '../chain/plugin.js'
-import { loadPageScripts } from '../checkout/page-scripts.js'
+import { loadPageScripts } from '../pages/page-scripts.js'
 import { type ChainOptions, ChainService } from '../chain/service.js'
 import { clockPlugin } from '../clock/plugin.js'
 import { SandboxClock } from '../clock/sandbox-clock.js'
@@ -14,6 +14,7 @@ import { ClockService } from '../clock/service.js'
 import { ExpiryWatch } from '../service/expiry.js'
 import { MAX_DURATION_MS } from '../domain/duration.js'
 import { parsePublicUrl } from '../domain/checkout-url.js'
+import { waitAskedBy } from '../domain/fault.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError, DESCRIPTOR_ADVICE, isOutOfDescriptors } from '../store/errors.js'
@@ -24,7 +25,8 @@ import type { ExportImage } from '../domain/transfer.js'
 import { importSandbox } from '../service/transfer.js'
 import { version } from '../version.js'
 import { buildApp, DEFAULT_TIMEOUTS, type RequestTimeouts } from './app.js'
-import type { SandboxInfo } from './info.js'
+import type { SandboxInfo } from '../http/info.js'
+import type { SandboxSettings, StartFiles } from '../domain/settings.js'
 import { callbackRoutes } from './routes/callbacks.js'
 import { telegramPlugin } from '../telegram/plugin.js'
 import { inspectorPlugin } from '../inspector/plugin.js'
@@ -94,6 +96,8 @@ export interface StartOptions {
   seed?: ExportImage
   /** How many requests, and how many bytes of them, the request log keeps (default: the last 1,000, at most 4 MB). */
   requestLog?: Partial<RequestLogLimits>
+  /** Shown in /_sandbox/health's settings only: the files the caller imported at start and exports at stop. */
+  files?: StartFiles
 }
 
 export interface RunningSandbox {
@@ -185,8 +189,6 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
       name: 'pay-sandbox',
       version,
       url: '',
-      ...(publicUrl ? { publicUrl: publicUrl.url } : {}),
-      ...(options.telegram?.allowLocalUrls ? { telegramAllowLocalUrls: true as const } : {}),
       dataFile,
       pid: process.pid,
       startedAt: now().toISOString(),
@@ -213,7 +215,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           callbacks,
           requests,
           url: () => info.url,
-          checkoutBase: () => info.publicUrl ?? info.url,
+          checkoutBase: () => info.settings?.publicUrl ?? info.url,
           lab: {
             clock: () => sandboxClock.view(),
             verifiesOf: (trackId) => service.store.verifiesOf(trackId),
@@ -234,7 +236,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     const boundPort = typeof address === 'object' && address ? address.port : port
     const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
     const url = `http://${urlHost}:${boundPort}`
-    info = { ...info, url }
+    info = { ...info, url, settings: settingsOf(options, { host, port: boundPort, dataFile, policy, ...(publicUrl ? { publicUrl: publicUrl.url } : {}) }) }
     store.setUrl(url)
     callbacks.resume()
     telegram.resume()
@@ -299,7 +301,30 @@ function checkDurations(options: StartOptions): void {
   within('paymentTtlMs', options.paymentTtlMs)
   within('chain.blockTimeMs', options.chain?.blockTimeMs)
   const mode = options.callbackFaults?.mode
-  within('callbackFaults.mode.delayMs', mode?.mode === 'delay' ? mode.delayMs : undefined)
+  const wait = mode ? waitAskedBy(mode) : undefined
+  if (wait) within(`callbackFaults.mode.${wait.field}`, wait.ms as number)
+}
+
+/** What the sandbox runs with, as /_sandbox/health reports it. */
+function settingsOf(options: StartOptions, resolved: { host: string; port: number; dataFile: string; policy: CallbackPolicy; publicUrl?: string }): SandboxSettings {
+  const given = options.allowedHosts === true ? undefined : parseAllowedHosts(options.allowedHosts ?? [])
+  // A list that is not one was refused before the sandbox started.
+  const allowedHosts = given === undefined ? true : 'error' in given ? [] : given.hosts === 'all' ? true : given.hosts
+  return {
+    host: resolved.host,
+    port: resolved.port,
+    dataFile: resolved.dataFile,
+    durability: options.durability ?? 'disk',
+    allowedHosts,
+    callbacks: resolved.policy,
+    ...(options.callbackFaults ? { callbackFaults: options.callbackFaults } : {}),
+    ...(options.paymentTtlMs !== undefined ? { paymentTtlMs: options.paymentTtlMs } : {}),
+    ...(options.chain ? { chain: options.chain } : {}),
+    quiet: options.log === undefined,
+    ...(options.files ? { files: options.files } : {}),
+    ...(resolved.publicUrl !== undefined ? { publicUrl: resolved.publicUrl } : {}),
+    ...(options.telegram?.allowLocalUrls ? { telegram: { allowLocalUrls: true } } : {}),
+  }
 }
 
 /** The public URL's host is answered too: whoever named it expects the sandbox to be reached by it. */

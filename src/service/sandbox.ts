@@ -1,7 +1,7 @@
 import { assetRule, isAssetCode } from '../domain/assets.js'
 import { isMerchantKey, isMerchantName, merchantKeyRule, merchantNameRule } from '../domain/merchant.js'
 import { SandboxError, SpecMessage } from '../domain/outcomes.js'
-import type { CallbackMode } from '../domain/fault.js'
+import { type CallbackMode, heldForever } from '../domain/fault.js'
 import { applyOutcome, isFinal, type Outcome } from '../domain/payment.js'
 import { newMerchantKey, newRefNumber, newTrackId } from '../domain/ids.js'
 import { checkCreate, verifyOutcome, type VerifyBody } from '../domain/validate.js'
@@ -134,12 +134,8 @@ export class SandboxService {
   simulate(trackId: string, request: SimulateRequest): Promise<Payment> {
     if (request.asset !== undefined && !isAssetCode(request.asset)) throw new SandboxError('invalidField', assetRule(request.asset))
     // Held back for the payment's next notification, a final one would never go.
-    if (request.callback?.mode === 'reorder' && isFinal(request.outcome)) {
-      throw new SandboxError(
-        'invalidField',
-        `callback mode reorder holds a notification back until the payment's next one, and a ${request.outcome} payment has no next one; use delay=<duration> to make it late`,
-      )
-    }
+    const heldProblem = request.callback && isFinal(request.outcome) ? heldForever(request.callback, request.outcome) : undefined
+    if (heldProblem !== undefined) throw new SandboxError('invalidField', heldProblem)
     return this.change(
       trackId,
       (payment) =>

@@ -114,8 +114,9 @@ export function headerLine(header: JournalHeader): string {
  * once the OS has the write, synced within OS_SYNC_MS, so it survives the process being killed but not a power
  * loss (Redis's `appendfsync everysec`, SQLite's `synchronous=NORMAL`).
  */
-export type Durability = 'disk' | 'os'
-export const DURABILITIES: readonly Durability[] = ['disk', 'os']
+import type { Durability } from '../domain/settings.js'
+
+export { type Durability, DURABILITIES } from '../domain/settings.js'
 /** With `os` durability, the longest an acknowledged record waits for its fdatasync. */
 export const OS_SYNC_MS = 1000
 

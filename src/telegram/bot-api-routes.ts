@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { SandboxError } from '../domain/outcomes.js'
-import { readRouteBody } from '../server/body.js'
+import { readRouteBody } from '../http/body.js'
 import { type BotApiAnswer, BotApiError, notFound } from './errors.js'
 import { MAX_PHOTO_BYTES } from './files.js'
 import { Params, type UploadedFile } from './params.js'

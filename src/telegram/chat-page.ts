@@ -1,6 +1,6 @@
 import type { InlineKeyboardButton, KeyboardButton } from '@grammyjs/types'
-import { html, type SafeHtml } from '../checkout/html.js'
-import { layout } from '../checkout/layout.js'
+import { html, type SafeHtml } from '../pages/html.js'
+import { layout } from '../pages/layout.js'
 import type { BotRecord, ChatRecord, Markup, MessageRecord } from '../domain/telegram-records.js'
 import { isInline } from './markup.js'
 import { renderFormatted } from './render.js'

@@ -1,5 +1,5 @@
 import type { MessageEntity } from '@grammyjs/types'
-import { html, raw, type SafeHtml } from '../checkout/html.js'
+import { html, raw, type SafeHtml } from '../pages/html.js'
 import { checkedLink } from './entities-shared.js'
 
 /** Entities drawn per message; text beyond them shows plain. */

@@ -24,7 +24,7 @@ describe('pay sandbox start --public-url: every checkout URL the sandbox hands o
     const sb = await spawnSandbox(['--public-url', `${PUBLIC}/`, '--data', join(await tempDir(), 'data.json')])
     const env = { PAY_SANDBOX_URL: sb.url }
     const client = new SandboxClient(sb.url)
-    expect((await client.health()).publicUrl).toBe(PUBLIC)
+    expect((await client.health()).settings?.publicUrl).toBe(PUBLIC)
 
     const created = await pay(['payment', 'create', '--amount', '25', '--callback-url', 'http://127.0.0.1:9/cb', '--json'], { env })
     expect(created.code, created.stderr).toBe(0)
@@ -52,7 +52,7 @@ describe('pay sandbox start --public-url: every checkout URL the sandbox hands o
   test('startSandbox({publicUrl}): its client knows the checkout URLs at once', async () => {
     const sb = await sandbox({ publicUrl: 'http://192.168.1.20:8787' })
     expect(sb.client.checkoutUrl('abc')).toBe('http://192.168.1.20:8787/pay/abc')
-    expect((await sb.client.health()).publicUrl).toBe('http://192.168.1.20:8787')
+    expect((await sb.client.health()).settings?.publicUrl).toBe('http://192.168.1.20:8787')
   })
 
   test.each([
@@ -72,10 +72,10 @@ describe('pay sandbox start --public-url: every checkout URL the sandbox hands o
     expect(started.code, started.stderr).toBe(0)
     const { url } = JSON.parse(started.stdout) as { url: string }
     onTestFinished(() => void pay(['sandbox', 'stop', '--url', url]))
-    expect(await new SandboxClient(url).health()).toMatchObject({ publicUrl: PUBLIC, telegramAllowLocalUrls: true })
+    expect((await new SandboxClient(url).health()).settings).toMatchObject({ publicUrl: PUBLIC, telegram: { allowLocalUrls: true } })
     expect((await pay(['sandbox', 'stop', '--url', url])).code).toBe(0)
 
-    const script = `fetch(process.env.PAY_SANDBOX_URL + '/_sandbox/health').then((r) => r.json()).then((h) => console.log(h.publicUrl))`
+    const script = `fetch(process.env.PAY_SANDBOX_URL + '/_sandbox/health').then((r) => r.json()).then((h) => console.log(h.settings.publicUrl))`
     const run = await pay(['sandbox', 'exec', '--public-url', PUBLIC, '--', process.execPath, '-e', script])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toBe(`${PUBLIC}\n`)

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { labArgs, labOptions } from '../../src/cli/lab-options.js'
+import { configArgs, configFrom, draftOf } from '../../src/cli/sandbox-config.js'
 import { SandboxClient } from '../../src/client/index.js'
 import { exited, pay, spawnSandbox, tempDir } from '../helpers.js'
 
@@ -34,20 +34,21 @@ test.each([
   [{ 'block-time': 'often' }, /^--block-time must be a duration from 1s to 24h/],
   [{ confirmations: 0 }, /^--confirmations must be a whole number from 1 to 1000 \(got 0\)/],
 ])('the flags %j are refused, naming the flag', (flags, message) => {
-  expect(() => labOptions(flags)).toThrow(message)
+  expect(() => configFrom(flags)).toThrow(message)
 })
 
 test('a detached sandbox gets the same settings: the flags read back as the options they came from', () => {
-  const options = labOptions({ 'callback-mode': 'delay=1.5m', 'callback-chaos': '0.25', seed: 9, 'payment-ttl': '90s', confirmations: 4, 'block-time': '2m' })
+  const config = configFrom({ 'callback-mode': 'delay=1.5m', 'callback-chaos': '0.25', seed: 9, 'payment-ttl': '90s', confirmations: 4, 'block-time': '2m' })
+  const options = draftOf(config)
   expect(options).toEqual({
     callbackFaults: { mode: { mode: 'delay', delayMs: 90_000 }, chaos: { rate: 0.25, seed: 9 } },
     paymentTtlMs: 90_000,
     chain: { confirmations: 4, blockTimeMs: 120_000 },
   })
-  const args = labArgs(options)
+  const args = configArgs(config)
   const flags: Record<string, string> = {}
   for (let i = 0; i < args.length; i += 2) flags[args[i]!.slice(2)] = args[i + 1]!
-  expect(labOptions({ ...flags, seed: Number(flags.seed), confirmations: Number(flags.confirmations) })).toEqual(options)
+  expect(draftOf(configFrom({ ...flags, seed: Number(flags.seed), confirmations: Number(flags.confirmations) }))).toEqual(options)
   // Chaos without a seed gets one, so that the run can be told and replayed.
-  expect(labOptions({ 'callback-chaos': '0.5' }, () => 1234).callbackFaults?.chaos).toEqual({ rate: 0.5, seed: 1234 })
+  expect(draftOf(configFrom({ 'callback-chaos': '0.5' }, () => 1234)).callbackFaults?.chaos).toEqual({ rate: 0.5, seed: 1234 })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { cutText, describeRequest, KEPT_BYTES, RequestLog } from '../../src/inspector/request-log.js'
+import { KEPT_BYTES } from '../../src/inspector/request-entry.js'
+import { cutText, describeRequest, RequestLog } from '../../src/inspector/request-log.js'
 
 const answered = (url: string, extra: { body?: string; trackId?: string } = {}) =>
   describeRequest({

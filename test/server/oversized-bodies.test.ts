@@ -5,7 +5,7 @@ import { connect } from 'node:net'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import type { Sandbox } from '../../src/index.js'
 import { routesOf } from '../../src/openapi/install.js'
-import { DISCARD_MAX_BYTES } from '../../src/server/bounded-body.js'
+import { DISCARD_MAX_BYTES } from '../../src/http/bounded-body.js'
 import { sandbox } from '../helpers.js'
 
 const run = promisify(execFile)

@@ -35,7 +35,7 @@ async function buttonBot(url: string, client: SandboxClient): Promise<{ token: s
 describe('URL buttons to a local checkout page: refused as on Telegram, taken with --telegram-allow-local-urls', () => {
   test('off (the default): a grammY bot\'s button to 127.0.0.1 is refused with Telegram\'s 400', async () => {
     const { url, client } = await started([])
-    expect((await client.health()).telegramAllowLocalUrls).toBeUndefined()
+    expect((await client.health()).settings?.telegram).toBeUndefined()
     const { token, sent } = await buttonBot(url, client)
     expect(await sent).toMatch(/^400 Bad Request: inline keyboard button URL 'http:\/\/127\.0\.0\.1:\d+\/pay\/[\w-]+' is invalid: Wrong HTTP URL$/)
     expect((await client.chatMessages({ bot: token })).messages.filter((m) => m.from === 'bot')).toEqual([])
@@ -43,7 +43,7 @@ describe('URL buttons to a local checkout page: refused as on Telegram, taken wi
 
   test('on: the button is taken, and pressing it gives the checkout URL, which pays', async () => {
     const { url, client } = await started(['--telegram-allow-local-urls'])
-    expect((await client.health()).telegramAllowLocalUrls).toBe(true)
+    expect((await client.health()).settings?.telegram).toEqual({ allowLocalUrls: true })
     const { token, sent } = await buttonBot(url, client)
     expect(await sent).toBe('sent')
     const press = await pay(['chat', 'press', 'Pay 12 USD', '--bot', token, '--url', url])

@@ -1,4 +1,4 @@
-import { html } from '../../checkout/html.js'
+import { html } from '../../pages/html.js'
 import type { AuditVerdict } from '../lab.js'
 import { cell, inspectorPage, paymentHref, type SiteLinks, time } from './parts.js'
 

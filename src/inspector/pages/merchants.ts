@@ -1,6 +1,6 @@
 import { MERCHANT_KEY_RULE, MERCHANT_NAME_MAX } from '../../domain/merchant.js'
 import type { Merchant } from '../../domain/types.js'
-import { html, type SafeHtml } from '../../checkout/html.js'
+import { html, type SafeHtml } from '../../pages/html.js'
 import { cell, inspectorPage, type SiteLinks, time } from './parts.js'
 
 export interface MerchantsPageInput {

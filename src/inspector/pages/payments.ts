@@ -1,6 +1,6 @@
 import { paymentStatuses } from '../../domain/payment.js'
 import type { Delivery, Merchant, Payment } from '../../domain/types.js'
-import { html, type SafeHtml } from '../../checkout/html.js'
+import { html, type SafeHtml } from '../../pages/html.js'
 import { type PaymentQuery, PAYMENTS_SHOWN, SEARCH_MAX } from '../payment-query.js'
 import { cell, inspectorPage, paidCell, paidOtherAmount, paymentHref, type SiteLinks, stamp, statusBadge, usd } from './parts.js'
 

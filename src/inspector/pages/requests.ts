@@ -1,6 +1,6 @@
-import { html, type SafeHtml } from '../../checkout/html.js'
+import { html, type SafeHtml } from '../../pages/html.js'
 import { filterQuery, type RequestFilter } from '../request-filter.js'
-import { type CutField, KEPT_BYTES, type RequestEntry } from '../request-log.js'
+import { type CutField, KEPT_BYTES, type RequestEntry } from '../request-entry.js'
 import { cell, inspectorPage, paymentHref, type SiteLinks, statusClass } from './parts.js'
 
 export const REQUESTS_SHOWN = { default: 200, max: 1000 } as const

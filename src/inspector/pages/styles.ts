@@ -1,5 +1,5 @@
 /**
- * The inspector's styles, after the shared stylesheet (src/checkout/styles.ts). Below 48rem a table marked
+ * The inspector's styles, after the shared stylesheet (src/pages/styles.ts). Below 48rem a table marked
  * `stack` turns each row into a card, every cell under its column's name, so no column is out of reach on a
  * phone; wider, tables scroll inside their own box and never widen the page.
  */

@@ -2,15 +2,17 @@ import type { FastifyInstance } from 'fastify'
 import { isOperatorMark, OPERATOR_HEADER } from '../../domain/operator.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { SandboxService } from '../../service/sandbox.js'
+import type { WireProvider } from '../../http/type-provider.js'
 import { createRulesText, verifyRulesText } from '../../openapi/rules.js'
-import { anyObject, replies, specCreateBody, specCreateResponse, specVerifyBody, specVerifyResponse } from '../schemas.js'
+import { anyObject, replies, specCreateBody, specCreateResponse, specVerifyBody, specVerifyResponse } from '../../http/schemas.js'
 
 const SPEC_ERRORS = ['invalidBody', 'invalidField', 'notFound', 'methodNotAllowed', 'storageUnavailable'] as const
 
 /** The spec API. Every outcome the spec defines is HTTP 200 with its `result` code. */
 export function apiRoutes(service: SandboxService) {
-  return async function (app: FastifyInstance): Promise<void> {
-    app.post<{ Body: Record<string, unknown> }>(
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
+    app.post(
       '/api/v1/request',
       {
         schema: {
@@ -30,7 +32,7 @@ export function apiRoutes(service: SandboxService) {
       },
     )
 
-    app.post<{ Body: Record<string, unknown> }>(
+    app.post(
       '/api/v1/verify',
       {
         schema: {

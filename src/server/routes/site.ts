@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { ICON_SVG } from '../../checkout/icon.js'
-import { media, noQuery, replies } from '../schemas.js'
+import { ICON_SVG } from '../../pages/icon.js'
+import { media, noQuery, replies } from '../../http/schemas.js'
 
 const tags = ['Site']
 

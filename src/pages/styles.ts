@@ -1,4 +1,4 @@
-import { ASSETS } from './assets.js'
+import { ASSET_CODES } from '../domain/assets.js'
 
 /**
  * The pages' only stylesheet, inlined (no CDN, no web fonts). Colours meet WCAG AA contrast on their
@@ -34,7 +34,7 @@ legend{font-weight:600;padding:0;margin-bottom:.5rem}
 .asset small{display:block;color:#4b5260}
 .panel{border-top:1px solid #e5e7eb;padding-top:1rem;margin-top:1rem}
 .pay:has(.picker input:checked) .panel{display:none}
-${ASSETS.map((a) => `.pay:has(#asset-${a.code}:checked) #panel-${a.code}`).join(',')}{display:block}
+${ASSET_CODES.map((code) => `.pay:has(#asset-${code}:checked) #panel-${code}`).join(',')}{display:block}
 .panel-body{display:grid;gap:1rem}
 @media (min-width:36rem){.panel-body{grid-template-columns:11rem 1fr;align-items:start}}
 .qr{display:block;width:100%;max-width:11rem;height:auto;margin:0 auto;border:1px solid #d0d4db;border-radius:6px}

@@ -7,7 +7,7 @@ import { type BoundedBody, readBoundedBody, sizeText } from './bounded-body.js'
 /**
  * The one JSON body parser: uncompressed UTF-8 only (src/domain/json-body.ts). A body-less POST must still say
  * application/json (the guard); outside the spec API its empty body reads as {}. A body over the route's limit
- * is read and dropped before the 413 (src/server/bounded-body.ts).
+ * is read and dropped before the 413 (src/http/bounded-body.ts).
  */
 export function installJsonBody(app: FastifyInstance): void {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig

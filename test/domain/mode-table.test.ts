@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import {
+  CALLBACK_MODE_CHOICES,
+  CALLBACK_MODES,
+  chaosPick,
+  FAULT_NAMES,
+  formatCallbackMode,
+  parseCallbackMode,
+  planOf,
+  seededRandom,
+  writeCallbackMode,
+} from '../../src/domain/fault.js'
+import { defineModes, durationArg, integerArg, modeWith, plainMode } from '../../src/domain/mode-table.js'
+import { ROOT } from '../helpers.js'
+
+describe('the callback mode table', () => {
+  test.each(CALLBACK_MODES.rows.map((r) => [r.name, r] as const))('%s: its example parses, matches the pattern, and writes back to itself', (_, row) => {
+    const parsed = parseCallbackMode(row.example)
+    if ('problem' in parsed) throw new Error(parsed.problem)
+    expect(parsed.mode.mode).toBe(row.name)
+    expect(row.example).toMatch(new RegExp(CALLBACK_MODES.pattern))
+    expect(formatCallbackMode(parsed.mode)).toBe(row.example)
+    expect(parseCallbackMode(writeCallbackMode(parsed.mode))).toEqual(parsed)
+    expect(CALLBACK_MODES.rule).toContain(CALLBACK_MODES.usage(row))
+  })
+
+  test('the bounds of an argument are the parser\'s: one past each end is refused', () => {
+    expect(parseCallbackMode('duplicate=2')).toEqual({ mode: { mode: 'duplicate', copies: 2 } })
+    expect(parseCallbackMode('duplicate=20')).toEqual({ mode: { mode: 'duplicate', copies: 20 } })
+    for (const text of ['duplicate=1', 'duplicate=21', 'delay=0', 'delay=24.1h', 'drop=1', 'delay', 'lose', 'delay=1s=2']) {
+      expect(parseCallbackMode(text), text).toEqual({ problem: `callback mode must be ${CALLBACK_MODES.rule} (got ${JSON.stringify(text)})` })
+    }
+  })
+
+  test('the checkout page offers every mode, each value one the API takes', () => {
+    expect(CALLBACK_MODE_CHOICES.map(([value]) => value)).toEqual(CALLBACK_MODES.rows.map((r) => r.example))
+    for (const [value] of CALLBACK_MODE_CHOICES) expect(parseCallbackMode(value)).toHaveProperty('mode')
+  })
+
+  test('deliveries read what a fault does, not its name', () => {
+    expect(planOf(undefined)).toEqual({ lost: false, held: false, waitMs: 0, copies: 1 })
+    expect(planOf({ mode: 'send' })).toEqual(planOf(undefined))
+    expect(planOf({ mode: 'drop', reason: 'x' })).toMatchObject({ lost: true, held: false })
+    expect(planOf({ mode: 'delay', delayMs: 1500, reason: 'x' })).toMatchObject({ waitMs: 1500, copies: 1 })
+    expect(planOf({ mode: 'duplicate', copies: 3, reason: 'x' })).toMatchObject({ copies: 3, waitMs: 0 })
+    expect(planOf({ mode: 'reorder', reason: 'x' })).toMatchObject({ held: true, lost: false })
+    // Stored data can hold anything: a count that is not one sends once.
+    expect(planOf({ mode: 'duplicate', copies: 'many' as unknown as number, reason: 'x' }).copies).toBe(1)
+  })
+
+  test('chaos never holds back a final payment\'s notification, and picks only faults', () => {
+    const random = seededRandom(1)
+    for (let i = 0; i < 500; i++) {
+      const final = i % 2 === 0
+      const mode = chaosPick(random, 1, final)
+      expect(FAULT_NAMES).toContain(mode.mode)
+      if (final) expect(planOf(mode).held).toBe(false)
+    }
+  })
+
+  test('the README\'s callback faults table has one row per mode, in the table\'s order', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const section = readme.split('### Callback faults\n')[1]!.split('\n#')[0]!
+    const documented = [...section.matchAll(/^\| `([a-z-]+)(?:=<[a-z]+>)?` \|/gm)].map((m) => m[1])
+    expect(documented).toEqual(CALLBACK_MODES.names)
+  })
+})
+
+describe('a mode table carries modes of another kind (the spec API\'s faults) in the same shape', () => {
+  const apiFaults = defineModes('API fault', [
+    modeWith('status', integerArg('status', { min: 400, max: 599, placeholder: '<code>' }), { example: 'status=503', description: 'answered with this status and a JSON error' }),
+    modeWith('html', integerArg('status', { min: 502, max: 504, oneOf: [502, 503, 504], placeholder: '<code>' }), { example: 'html=502', description: "a reverse proxy's HTML error page" }),
+    modeWith('delay', durationArg('delayMs', { min: 1, max: 60_000 }), { example: 'delay=1500ms', description: 'answered normally after a while' }),
+    plainMode('timeout', { description: 'held with no answer until the client gives up' }),
+    plainMode('reset', { description: 'the connection closed with no answer' }),
+    modeWith('retry-after', integerArg('status', { min: 429, max: 503, oneOf: [429, 503], placeholder: '<code>' }), { example: 'retry-after=429', description: 'refused with a Retry-After header' }),
+  ])
+
+  test('parse, write back, pattern and rule come from the rows', () => {
+    expect(apiFaults.parse('html=503')).toEqual({ mode: { mode: 'html', status: 503 } })
+    expect(apiFaults.parse('retry-after=503')).toEqual({ mode: { mode: 'retry-after', status: 503 } })
+    expect(apiFaults.parse('timeout')).toEqual({ mode: { mode: 'timeout' } })
+    expect(apiFaults.parse('html=500')).toHaveProperty('problem')
+    expect(apiFaults.parse('status=600')).toHaveProperty('problem')
+    expect(apiFaults.write({ mode: 'delay', delayMs: 1500 })).toBe('delay=1500ms')
+    expect(apiFaults.show({ mode: 'delay', delayMs: 1500 })).toBe('delay=1.5s')
+    expect(apiFaults.rule).toBe(
+      'status=<code> (400 to 599), html=<code> (502, 503 or 504), delay=<duration> (e.g. delay=1500ms, at most 1m), timeout, reset or retry-after=<code> (429 or 503)',
+    )
+    const pattern = new RegExp(apiFaults.pattern)
+    for (const row of apiFaults.rows) expect(row.example).toMatch(pattern)
+    expect('reset=1').not.toMatch(pattern)
+  })
+})
