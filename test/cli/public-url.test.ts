@@ -76,7 +76,8 @@ describe('pay sandbox start --public-url: every checkout URL the sandbox hands o
     expect((await pay(['sandbox', 'stop', '--url', url])).code).toBe(0)
 
     const script = `fetch(process.env.PAY_SANDBOX_URL + '/_sandbox/health').then((r) => r.json()).then((h) => console.log(h.settings.publicUrl))`
-    const run = await pay(['sandbox', 'exec', '--public-url', PUBLIC, '--', process.execPath, '-e', script])
+    // A data file of its own: the exec test counts the temporary folders exec leaves.
+    const run = await pay(['sandbox', 'exec', '--data', join(dir, 'exec.json'), '--public-url', PUBLIC, '--', process.execPath, '-e', script])
     expect(run.code, run.stderr).toBe(0)
     expect(run.stdout).toBe(`${PUBLIC}\n`)
   })

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import type { Sandbox } from '../../src/index.js'
-import { pay, ROOT, sandbox } from '../helpers.js'
+import { pay, ROOT, sandbox, tempDir } from '../helpers.js'
 
 const SHOP = join(ROOT, 'examples', 'shop', 'dist', 'shop.js')
 const SCENARIOS = join(ROOT, 'examples', 'shop', 'scenarios')
@@ -69,7 +69,8 @@ describe('examples/shop: the shipped scenarios pass against the shop and fail ag
         s.close(() => r(p))
       })
     }))
-    const r = await pay(['sandbox', 'exec', '--', 'sh', '-c', script], { env: { PORT: port }, timeoutMs: 45_000 })
+    // A data file of its own: the exec test counts the temporary folders exec leaves.
+    const r = await pay(['sandbox', 'exec', '--data', join(await tempDir(), 'data.json'), '--', 'sh', '-c', script], { env: { PORT: port }, timeoutMs: 45_000 })
     expect(r.code, r.stdout + r.stderr).toBe(0)
     expect(r.stdout).toMatch(/✔ 2 scenarios passed \(9 of 9 steps passed\)/)
   })
