@@ -41,7 +41,9 @@ export class HttpSteps {
       let answer: HttpAnswer | undefined
       let failure: string
       try {
-        answer = await httpCall(request)
+        // Asking again never runs past `within`: each try gets at most the time that is left.
+        const left = step.withinMs === undefined ? step.timeoutMs : Math.max(1, Math.min(step.timeoutMs, Math.round(deadline - performance.now())))
+        answer = await httpCall({ ...request, timeoutMs: left })
         const judged = this.judge(step, request.url, answer)
         if ('bound' in judged) return { detail: `${describeAnswer(request.method, request.url, answer, false)}${tries > 1 ? ` (after ${tries} tries)` : ''}`, bound: judged.bound }
         failure = `${judged.problems.join('; ')} — ${describeAnswer(request.method, request.url, answer, true)}`

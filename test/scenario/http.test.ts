@@ -136,6 +136,11 @@ describe('http steps: the merchant’s own system, called and checked', () => {
     expect(chunked.steps[0]!.message).toBe(`GET ${system.url}/chunked: the answer's body is over 1 MiB; an http step reads at most that much`)
     const slow = await runScenario(scenario([{ http: { url: `${system.url}/endless`, timeout: '400ms' } }]), { client: sb.client })
     expect(slow.steps[0]!.message).toBe(`GET ${system.url}/endless: no complete answer within 400 ms`)
+    // Asking again within 700ms never waits out the 10 s a single request may take.
+    const t0 = performance.now()
+    const polled = await runScenario(scenario([{ http: { url: `${system.url}/endless`, within: '700ms' } }]), { client: sb.client })
+    expect(polled.steps[0]!.message).toMatch(new RegExp(`^not met within 700ms \\(1 try\\); the last: GET ${system.url}/endless: no complete answer within \\d+ ms$`))
+    expect(performance.now() - t0).toBeLessThan(3000)
     const html = await runScenario(scenario([{ http: { url: `${system.url}/html` }, expect: { json: { '/state': 'delivered' } } }]), { client: sb.client })
     expect(html.steps[0]!.message).toBe(`expected a JSON body, got one that is not JSON (text/html) — GET ${system.url}/html answered 200 OK in ${/in (\d+) ms/.exec(html.steps[0]!.message!)![1]} ms: <h1>Order</h1>`)
     const closed = await runScenario(scenario([{ http: { url: 'http://127.0.0.1:9/orders' } }]), { client: sb.client })
