@@ -1,4 +1,5 @@
 import { Agent, request as httpRequest } from 'node:http'
+import { OPERATOR_HEADER } from '../domain/operator.js'
 import type { AuditReport } from '../audit/rules.js'
 import type { AuditRequest } from '../audit/schemas.js'
 import type { ChainView, MineResult } from '../chain/schemas.js'
@@ -105,6 +106,8 @@ export interface RawRequest {
   body?: unknown
   headers?: Record<string, string>
   timeoutMs?: number
+  /** Mark this request as the operator's, or not, whatever the client's default. */
+  operator?: boolean
 }
 
 /**
@@ -116,23 +119,40 @@ export type Health = Omit<HealthAnswer, 'clock' | 'settings'> & { clock?: ClockV
 /** What `pay audit` asks for: `ignore` as a list of check ids (sent comma-separated). */
 export type AuditQuery = Omit<AuditRequest, 'ignore'> & { ignore?: string[] }
 
+export interface SandboxClientOptions {
+  keepAlive?: boolean
+  /**
+   * Mark every request as the sandbox operator's (`Pay-Sandbox-Operator: 1`): its verify calls are recorded as the
+   * operator's and left out of the merchant's audit. The pay CLI sets it; a merchant's code must not.
+   */
+  operator?: boolean
+  /** The sandbox's public URL (`--public-url`), for checkout URLs; learned from health when not given. */
+  publicUrl?: string
+}
+
 /** Typed client of a running sandbox: the spec API and the /_sandbox control API. */
 export class SandboxClient {
   readonly url: string
+  /** Requests are marked as the operator's. */
+  readonly operator: boolean
   private readonly agent: Agent
   private readonly base: URL
+  /** Where checkout URLs start: the public URL the sandbox answers health with, else this client's URL. */
+  private publicBase: string | undefined
 
-  constructor(url: string = DEFAULT_URL, options: { keepAlive?: boolean } = {}) {
+  constructor(url: string = DEFAULT_URL, options: SandboxClientOptions = {}) {
     this.url = url.replace(/\/+$/, '')
     this.base = new URL(this.url)
     this.agent = new Agent({ keepAlive: options.keepAlive ?? false })
+    this.operator = options.operator ?? false
+    this.publicBase = options.publicUrl?.replace(/\/+$/, '')
   }
 
   /** Any request, answered as it came; only an unreachable sandbox throws. */
   raw(req: RawRequest): Promise<RawResponse> {
     const payload =
       req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : JSON.stringify(req.body)
-    const headers: Record<string, string> = { accept: 'application/json', ...req.headers }
+    const headers: Record<string, string> = { accept: 'application/json', ...((req.operator ?? this.operator) ? { [OPERATOR_HEADER]: '1' } : {}), ...req.headers }
     if (payload !== undefined) {
       headers['content-type'] ??= 'application/json'
       headers['content-length'] = String(Buffer.byteLength(payload))
@@ -168,10 +188,10 @@ export class SandboxClient {
   }
 
   /** A JSON request that must succeed (2xx); a request error throws SandboxApiError. */
-  private async call<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+  private async call<T>(method: string, path: string, body?: unknown, timeoutMs?: number, operator?: boolean): Promise<T> {
     // The sandbox refuses a POST that does not say application/json, body or not.
     if (body === undefined && method !== 'GET' && method !== 'HEAD') body = {}
-    const res = await this.raw({ method, path, body, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
+    const res = await this.raw({ method, path, body, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(operator !== undefined ? { operator } : {}) })
     if (res.status >= 200 && res.status < 300 && res.json !== undefined) return res.json as T
     const err = res.json as Partial<RequestErrorBody> | undefined
     if (err && typeof err.message === 'string' && typeof err.error === 'string') {
@@ -186,18 +206,34 @@ export class SandboxClient {
     return this.call('POST', '/api/v1/request', input)
   }
 
-  verifyPayment(input: VerifyPaymentInput): Promise<VerifyBody> {
-    return this.call('POST', '/api/v1/verify', input)
+  /**
+   * The spec's verify. `operator` marks the call as the sandbox operator's (left out of the merchant's audit) or
+   * not, whatever the client's default; a call that plays the merchant passes `operator: false`.
+   */
+  verifyPayment(input: VerifyPaymentInput, options: { operator?: boolean } = {}): Promise<VerifyBody> {
+    return this.call('POST', '/api/v1/verify', input, undefined, options.operator)
   }
 
+  /**
+   * The checkout page of a payment, under the sandbox's public URL when it has one (`--public-url`) and the
+   * client knows it (given, or learned from health), else under this client's URL. See checkoutUrlOf.
+   */
   checkoutUrl(trackId: string): string {
-    return `${this.url}/pay/${encodeURIComponent(trackId)}`
+    return `${this.publicBase ?? this.url}/pay/${encodeURIComponent(trackId)}`
+  }
+
+  /** The checkout page of a payment, asking the sandbox for its public URL first when the client does not know it. */
+  async checkoutUrlOf(trackId: string): Promise<string> {
+    if (this.publicBase === undefined) await this.health()
+    return this.checkoutUrl(trackId)
   }
 
   // ── control API ───────────────────────────────────────────────────────
 
-  health(): Promise<Health> {
-    return this.call('GET', '/_sandbox/health')
+  async health(): Promise<Health> {
+    const health = await this.call<Health>('GET', '/_sandbox/health')
+    this.publicBase ??= health.settings?.publicUrl?.replace(/\/+$/, '') ?? this.url
+    return health
   }
 
   async simulate(trackId: string, input: SimulateInput): Promise<Payment> {
@@ -384,7 +420,7 @@ export class SandboxClient {
     return new Promise((resolve, reject) => {
       let stopped = false
       let open = false
-      const r = httpRequest(target, { method: 'GET', headers: { accept: 'text/event-stream' }, agent: this.agent }, (res) => {
+      const r = httpRequest(target, { method: 'GET', headers: { accept: 'text/event-stream', ...(this.operator ? { [OPERATOR_HEADER]: '1' } : {}) }, agent: this.agent }, (res) => {
         if (res.statusCode !== 200) {
           const chunks: Buffer[] = []
           res.on('data', (c: Buffer) => chunks.push(c))

@@ -183,7 +183,7 @@ export type ReplayInput = Sent<typeof replayBody>
 /** A payment's verify journal: the latest verify calls, oldest first, and how many there were in all. */
 export const verifyJournal = {
   type: 'object',
-  description: 'the merchant\'s verify calls of this payment, as the sandbox observed them',
+  description: 'the verify calls of this payment, as the sandbox observed them: the merchant\'s, and the operator\'s (marked)',
   properties: {
     trackId: { type: 'string' },
     count: { type: 'integer', description: 'verify calls in all' },
@@ -201,6 +201,7 @@ export const verifyJournal = {
           result: { type: 'integer' },
           amount: { type: 'number' },
           status: { type: 'string', enum: paymentStatuses, description: 'the payment\'s status when it was verified' },
+          operator: { type: 'boolean', const: true, description: 'made by the sandbox\'s operator (the pay CLI, the inspector, a scenario checking as the operator: the Pay-Sandbox-Operator header), not by the merchant; audits leave it out' },
         },
         required: ['trackId', 'at', 'owner', 'result', 'status'],
       },
@@ -253,7 +254,7 @@ export const healthResponse = {
     settings: {
       type: 'object',
       additionalProperties: true,
-      description: 'what the sandbox runs with: its start options once defaults are filled in (host, port, dataFile, durability, allowedHosts, callbacks, callbackFaults, paymentTtlMs, chain, quiet, files)',
+      description: 'what the sandbox runs with: its start options once defaults are filled in (host, port, dataFile, durability, allowedHosts, callbacks, callbackFaults, paymentTtlMs, chain, quiet, files, publicUrl: where checkout URLs start, telegram.allowLocalUrls)',
     },
     counts: {
       type: 'object',

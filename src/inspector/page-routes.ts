@@ -24,7 +24,7 @@ import { routeSchemas as schemas } from './schemas.js'
 const PAYMENT_REQUESTS = 20
 
 /** The inspector's pages: `/`, `/inspect/…`, and `/dashboard` leading to the payments list. */
-export function inspectorPageRoutes(service: SandboxService, requests: RequestLog, site: { url: () => string; links: () => SiteLinks }, lab: LabReaders) {
+export function inspectorPageRoutes(service: SandboxService, requests: RequestLog, site: { url: () => string; checkoutBase: () => string; links: () => SiteLinks }, lab: LabReaders) {
   return async function (fastify: FastifyInstance): Promise<void> {
     const app = fastify.withTypeProvider<WireProvider>()
     const headers = pageHeaders('inspector', INSPECTOR_STYLES)
@@ -50,6 +50,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
       const kept = requests.list()
       const page = homePage({
         url: site.url(),
+        checkoutBase: site.checkoutBase(),
         merchantKey: (merchants.find((m) => m.key === 'sandbox' && m.enabled) ?? merchants.find((m) => m.enabled))?.key,
         merchants,
         latestPayments: all.slice(-HOME_ROWS).reverse(),
@@ -112,6 +113,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
           merchant: service.listMerchants().find((m) => m.key === payment.merchant),
           deliveries: service.deliveriesOf(trackId).map(shownDelivery),
           requests: requests.list({ trackId }, { limit: PAYMENT_REQUESTS }).reverse(),
+          checkoutUrl: `${site.checkoutBase()}/pay/${encodeURIComponent(trackId)}`,
           // Asked of the domain's rule directly: the page must not count as a verify call.
           verifyNow: verifyOutcome(
             { merchant: payment.merchant, trackId },

@@ -73,6 +73,7 @@ const requestEntrySchema = {
       additionalProperties: false,
       description: 'the texts kept cut (only their first bytes), each with its whole size in bytes',
     },
+    operator: { type: 'boolean', const: true, description: "sent with Pay-Sandbox-Operator: 1 by the sandbox's operator (the pay CLI, the inspector, a scenario checking as the operator), not by the merchant" },
   },
   required: ['seq', 'at', 'method', 'path', 'status', 'ms'],
   additionalProperties: false,

@@ -20,6 +20,11 @@ export interface Scenario {
   description?: string
   /** Path the scenario was read from, as given. */
   file: string
+  /**
+   * What `${env.NAME}` and `${vars.name}` stand for: the environment variables the file uses, read when it was
+   * loaded, and its vars with their `--var` overrides.
+   */
+  variables: { env: Record<string, string>; vars: Record<string, string | number | boolean> }
   steps: Step[]
 }
 
@@ -37,6 +42,7 @@ export type Step =
   | VerifiesStep
   | AuditStep
   | ChatStep
+  | HttpStep
 export type StepKind = Step['kind']
 
 interface StepBase {
@@ -94,6 +100,8 @@ export interface VerifyStep extends StepBase {
   payment?: string
   trackId?: Json
   merchant?: Json
+  /** Checks as the sandbox's operator: the call is marked and judges nothing of the merchant. */
+  operator: boolean
   expect: VerifyExpect
 }
 
@@ -165,6 +173,50 @@ export type ChatAction =
   /** Presses the button with this text, of this message (a number or a reference) or the newest that has it. */
   | { press: string; message?: Json }
 
+/** A request to the merchant's own system, and what its answer must show. */
+export interface HttpStep extends StepBase {
+  kind: 'http'
+  as?: string
+  method: HttpMethod
+  url: Json
+  headers: Record<string, Json>
+  body?: { json: Json } | { form: Record<string, Json> } | { text: Json }
+  timeoutMs: number
+  /** Repeat the request until the expectations hold, for up to this long; once when undefined. */
+  withinMs?: number
+  bind: Record<string, HttpBind>
+  expect: HttpExpect
+  /** Where the URL is written (`file:line:col: step N (http) › http.url`), for a URL the run may not reach. */
+  where: string
+}
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
+
+/** Where a bound value comes from: a JSON pointer into the body, a pattern over the body, or a header. */
+export type HttpBind = { json: string } | { body: string } | { header: string; pattern?: string }
+
+export interface HttpExpect {
+  /** Statuses (303) and classes ("2xx"), any one; below 400 when undefined. */
+  status?: Array<number | string>
+  /** Values by JSON pointer. */
+  json?: Record<string, JsonMatcher>
+  /** A pattern the body matches. */
+  body?: string
+  /** Patterns header values match, by lower-case name. */
+  headers?: Record<string, string>
+}
+
+/** A value at a pointer: equal to `equals`, or each comparison given holds. */
+export interface JsonMatcher {
+  equals?: Json
+  pattern?: string
+  gt?: Json
+  gte?: Json
+  lt?: Json
+  lte?: Json
+  exists?: boolean
+}
+
 /** Fields each kind of step binds under its `as` name. */
 export const BOUND_FIELDS = {
   receiver: ['url'],
@@ -177,4 +229,5 @@ export const BOUND_FIELDS = {
   chatSend: ['text', 'messageId'],
   chatExpect: ['text', 'messageId', 'url', 'trackId'],
   chatPress: ['messageId', 'url', 'trackId', 'data'],
+  http: ['status', 'location', 'trackId', 'body'],
 } as const

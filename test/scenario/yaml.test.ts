@@ -63,7 +63,7 @@ describe('YAML scenario files', () => {
   const rows: Array<[string, string[], string]> = [
     ['a wrong type', ['  - wait: soon'], 'flow.yaml:4:11: step 1 (wait) › wait: must be a whole number of milliseconds from 0 to 60000, got "soon"'],
     ['a number out of range', ['  - receiver: { as: hook, failStatus: 200 }'], 'flow.yaml:4:39: step 1 (receiver) › receiver.failStatus: must be a whole number from 400 to 599, got 200'],
-    ['an unknown step kind', ['  - wait: 1', '  - pay: { amount: 1 }'], 'flow.yaml:5:5: step 2: needs one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat (unknown: pay)'],
+    ['an unknown step kind', ['  - wait: 1', '  - pay: { amount: 1 }'], 'flow.yaml:5:5: step 2: needs one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat, http (unknown: pay)'],
     ['a missing field', ['  - simulate:', '      payment: order'], 'flow.yaml:5:7: step 1 (simulate) › simulate.outcome: missing'],
     [
       'a reference to a later step',
@@ -111,7 +111,7 @@ describe('YAML scenario files', () => {
 
   it('leaves __proto__ an ordinary key: refused where fields are known, kept as data where any is allowed', () => {
     expect(problemsOf(`__proto__: { polluted: true }\n${yaml('  - wait: 1')}`)).toEqual([
-      'flow.yaml:1:1: __proto__: unknown field; allowed: version, name, description, steps',
+      'flow.yaml:1:1: __proto__: unknown field; allowed: version, name, description, vars, steps',
     ])
     const scenario = parseScenarioOrThrow(
       yaml('  - merchant: { as: shop }', '  - create: { as: order, merchant: "${shop.key}", amount: 1 }', '  - callback: { payment: order, match: { __proto__: { polluted: true }, status: paid } }'),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { isOperatorMark, OPERATOR_HEADER } from '../../domain/operator.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { SandboxService } from '../../service/sandbox.js'
 import type { WireProvider } from '../../http/type-provider.js'
@@ -44,7 +45,7 @@ export function apiRoutes(service: SandboxService) {
         config: { documentedBody: specVerifyBody },
       },
       async (request) => {
-        const body = service.verify(request.body)
+        const body = service.verify(request.body, { operator: isOperatorMark(request.headers[OPERATOR_HEADER.toLowerCase()]) })
         const trackId = request.body.trackId
         request.outcome = { result: body.result, ...(typeof trackId === 'string' ? { trackId } : {}) }
         return body
