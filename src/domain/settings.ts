@@ -58,4 +58,8 @@ export interface SandboxSettings {
   chain?: ChainOptions
   quiet: boolean
   files?: StartFiles
+  /** Where customers and bots reach the sandbox (a tunnel, a LAN name): checkout URLs start with it. */
+  publicUrl?: string
+  /** The Bot API emulator: URL buttons may lead to local addresses, which Telegram refuses. */
+  telegram?: { allowLocalUrls?: boolean }
 }

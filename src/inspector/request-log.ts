@@ -24,6 +24,8 @@ export interface AnsweredRequest {
   outcome?: { result?: number; trackId?: string; error?: string }
   /** The JSON body's bytes as received, when the JSON parser read one. */
   body?: Buffer
+  /** The request carried the operator mark (Pay-Sandbox-Operator: 1). */
+  operator?: boolean
 }
 
 /**
@@ -75,6 +77,7 @@ export function describeRequest(request: AnsweredRequest): Omit<RequestEntry, 's
     if (start.length < request.body.length || cut.bytes !== undefined) entry.bodyTruncated = true
   }
   if (Object.keys(truncated).length > 0) entry.truncated = truncated
+  if (request.operator) entry.operator = true
   return entry
 }
 

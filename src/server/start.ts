@@ -13,6 +13,7 @@ import { SandboxClock } from '../clock/sandbox-clock.js'
 import { ClockService } from '../clock/service.js'
 import { ExpiryWatch } from '../service/expiry.js'
 import { MAX_DURATION_MS } from '../domain/duration.js'
+import { parsePublicUrl } from '../domain/checkout-url.js'
 import { waitAskedBy } from '../domain/fault.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
@@ -81,8 +82,14 @@ export interface StartOptions {
   allowedHosts?: readonly string[] | true
   /** Time allowed to send the headers (default 10 s) and the whole request (default 30 s); then 408 and close. 0: no limit. */
   timeouts?: Partial<RequestTimeouts>
-  /** The Bot API emulator's webhook retry waits and timeout. */
+  /** The Bot API emulator's webhook retry waits and timeout, and whether URL buttons may lead to local addresses. */
   telegram?: Omit<TelegramOptions, 'now'>
+  /**
+   * Where customers and bots reach the sandbox (a tunnel, a LAN name): checkout URLs the sandbox hands out start
+   * with it (health, the inspector, the CLI, scenario bindings), and its host name is answered. Default: the URL it
+   * listens on.
+   */
+  publicUrl?: string
   /**
    * A checked export file (ExportReader's image) that replaces the data file's state before the server listens,
    * as an import would: whole, or not at all (then the start fails and the data file is as it was).
@@ -137,7 +144,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   })
   const now = (): Date => sandboxClock.now()
   const policy = resolvePolicy(options.callbacks)
-  const allowedHosts = resolveAllowedHosts(options.allowedHosts, host)
+  const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl)
+  if (publicUrl && 'problem' in publicUrl) throw new TypeError(`publicUrl ${publicUrl.problem}`)
+  const allowedHosts = withPublicHost(resolveAllowedHosts(options.allowedHosts, host), publicUrl?.host)
   const requests = new RequestLog(options.requestLog)
   const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
   // Node refuses a headers timeout longer than the request's.
@@ -177,7 +186,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     const expiry = options.paymentTtlMs !== undefined ? new ExpiryWatch(service, sandboxClock, options.paymentTtlMs) : undefined
     if (expiry) service.onPaymentChanged((started.expiry = expiry))
     const telegram = new TelegramService(store, { ...options.telegram, now })
-    let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
+    let info: SandboxInfo = {
+      name: 'pay-sandbox',
+      version,
+      url: '',
+      dataFile,
+      pid: process.pid,
+      startedAt: now().toISOString(),
+    }
     const app = (started.app = await buildApp({
       service,
       info: () => info,
@@ -200,6 +216,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           callbacks,
           requests,
           url: () => info.url,
+          checkoutBase: () => info.settings?.publicUrl ?? info.url,
           lab: {
             clock: () => sandboxClock.view(),
             verifiesOf: (trackId) => service.store.verifiesOf(trackId),
@@ -220,7 +237,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     const boundPort = typeof address === 'object' && address ? address.port : port
     const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
     const url = `http://${urlHost}:${boundPort}`
-    info = { ...info, url, settings: settingsOf(options, { host, port: boundPort, dataFile, policy }) }
+    info = { ...info, url, settings: settingsOf(options, { host, port: boundPort, dataFile, policy, ...(publicUrl ? { publicUrl: publicUrl.url } : {}) }) }
     store.announce(url)
     callbacks.resume()
     telegram.resume()
@@ -290,7 +307,7 @@ function checkDurations(options: StartOptions): void {
 }
 
 /** What the sandbox runs with, as /_sandbox/health reports it. */
-function settingsOf(options: StartOptions, resolved: { host: string; port: number; dataFile: string; policy: CallbackPolicy }): SandboxSettings {
+function settingsOf(options: StartOptions, resolved: { host: string; port: number; dataFile: string; policy: CallbackPolicy; publicUrl?: string }): SandboxSettings {
   const given = options.allowedHosts === true ? undefined : parseAllowedHosts(options.allowedHosts ?? [])
   // A list that is not one was refused before the sandbox started.
   const allowedHosts = given === undefined ? true : 'error' in given ? [] : given.hosts === 'all' ? true : given.hosts
@@ -306,7 +323,15 @@ function settingsOf(options: StartOptions, resolved: { host: string; port: numbe
     ...(options.chain ? { chain: options.chain } : {}),
     quiet: options.log === undefined,
     ...(options.files ? { files: options.files } : {}),
+    ...(resolved.publicUrl !== undefined ? { publicUrl: resolved.publicUrl } : {}),
+    ...(options.telegram?.allowLocalUrls ? { telegram: { allowLocalUrls: true } } : {}),
   }
+}
+
+/** The public URL's host is answered too: whoever named it expects the sandbox to be reached by it. */
+function withPublicHost(allowed: AllowedHosts, host: string | undefined): AllowedHosts {
+  if (host === undefined || allowed === 'all' || isIP(host) !== 0 || allowed.includes(host)) return allowed
+  return [...allowed, host]
 }
 
 /** The option checked, plus the listening host when it is a name: whoever listens there expects to be reached by it. */

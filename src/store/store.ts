@@ -364,7 +364,9 @@ export class Store<E extends StoreEngine = StoreEngine> {
     try {
       outcome = await this.engine.write(writes, this.appliedSeq)
     } catch (error) {
-      this.failAll(batch, error)
+      // Observations alone promised nothing and nothing was made on top of them: they are dropped, and the units
+      // queued meanwhile are written next. A failed unit fails what was made on top of it.
+      if (batch.some((unit) => unit.ticket > 0)) this.failAll(batch, error)
       return
     }
     if (outcome.remote) this.tell(this.applyRemote(outcome.remote), 'remote')

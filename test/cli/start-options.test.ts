@@ -58,6 +58,8 @@ async function samples(): Promise<Record<StartOptionName, string | number | bool
     'payment-ttl': '90s',
     confirmations: 4,
     'block-time': '2m',
+    'public-url': 'https://pay-dev.example.test',
+    'telegram-allow-local-urls': true,
   }
 }
 
