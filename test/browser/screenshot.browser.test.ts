@@ -7,8 +7,8 @@ import { ROOT } from '../helpers.js'
 import { browserSuite, OUTPUT } from './chromium.js'
 
 /** The README's picture: the checkout page of a payment, and the inspector's page of it once paid. */
-export const README_SCREENSHOT = join(ROOT, 'docs', 'images', 'checkout-and-inspector.png')
-export const README_SCREENSHOT_SIZE = { width: 1440, height: 900 }
+const README_SCREENSHOT = join(ROOT, 'docs', 'images', 'checkout-and-inspector.png')
+const README_SCREENSHOT_SIZE = { width: 1440, height: 900 }
 
 const suite = browserSuite()
 
@@ -36,7 +36,7 @@ test("the README's screenshot, taken from the running product: the checkout page
   const canvas = await suite.page({ viewport: README_SCREENSHOT_SIZE })
   const img = (png: Buffer) => `<img src="data:image/png;base64,${png.toString('base64')}" style="display:block">`
   await canvas.setContent(`<body style="margin:0;display:flex;background:#fff">${img(left)}<div style="width:0;border-left:2px solid #888"></div>${img(right)}</body>`)
-  await canvas.waitForFunction(() => [...document.images].every((i) => i.complete && i.naturalWidth > 0))
+  await canvas.waitForFunction(() => Array.from(document.images).every((i) => i.complete && i.naturalWidth > 0))
   const picture = await canvas.screenshot()
   await writeFile(join(OUTPUT, 'checkout-and-inspector.png'), picture)
   // The committed picture is replaced only when asked (`npm run docs:screenshot`), or when it is missing: a run of

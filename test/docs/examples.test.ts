@@ -1,6 +1,7 @@
 // Every shell command the README and the guides show is run, in order, as a reader would type it: each document
-// in a folder of its own (the package installed in node_modules, the repository's examples and fixtures beside
-// it), against a sandbox on a free port that stands for http://127.0.0.1:8787, with free ports for 3000 and up.
+// in a folder of its own (the package installed in node_modules and its `pay` on the PATH, the repository's
+// examples and fixtures beside it), against a sandbox on a free port that stands for http://127.0.0.1:8787, with
+// free ports for 3000 and up.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { symlink } from 'node:fs/promises'
@@ -46,6 +47,9 @@ describe.each(docs.filter((d) => d.blocks.some((b) => b.testedBy.length === 0)))
     for (const [port] of text.matchAll(/\b30\d\d\b/g)) if (!ports.has(port)) ports.set(port, String(await freePort()))
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
+      // A terminal's PATH with the package's own `pay` on it, as the README says to put it there (and not the test
+      // runner's node_modules/.bin folders).
+      PATH: [join(dir, 'node_modules', '.bin'), ...(process.env.PATH ?? '').split(':').filter((p) => !p.endsWith('node_modules/.bin'))].join(':'),
       NO_COLOR: '1',
       CI: '1',
       PAY_SANDBOX_URL: url,
