@@ -61,6 +61,22 @@ module.exports = {
       to: { path: '^(src|commands)/', pathNot: '^src/(store|domain)/' },
     },
     {
+      name: 'store-core-knows-no-engine',
+      comment:
+        'The store\'s core (src/store/*.ts) works with any engine through engine.ts; only open.ts, which picks the ' +
+        'engine, imports one (src/store/<engine>/).',
+      severity: 'error',
+      from: { path: '^src/store/[^/]+\\.ts$', pathNot: '^src/store/open\\.ts$' },
+      to: { path: '^src/store/[^/]+/' },
+    },
+    {
+      name: 'store-engines-apart',
+      comment: 'A store engine (src/store/<engine>/) imports the core and itself, never another engine.',
+      severity: 'error',
+      from: { path: '^src/store/([^/]+)/' },
+      to: { path: '^src/store/[^/]+/', pathNot: '^src/store/$1/' },
+    },
+    {
       name: 'server-is-the-composition-root',
       comment:
         'src/server wires the capabilities; only what starts it (src/index.ts, src/cli, commands) imports it. ' +

@@ -1,6 +1,5 @@
 import type { Delivery, Payment } from '../domain/types.js'
 import type { PaymentListener } from '../service/sandbox.js'
-import type { RequestEntry } from './request-entry.js'
 
 /** A durable change the inspector's pages follow. */
 export type Change =
@@ -11,9 +10,9 @@ export type Change =
   | { kind: 'reset' }
 
 /**
- * Gathers durable changes for the event stream: payments from the service's listeners (called once a change is
- * on disk), deliveries from the callback dispatcher (likewise), and merchant changes, resets and imports from
- * their answers (a change is answered only once it is on disk). Nothing here is ever seen before it is durable.
+ * Gathers durable changes for the event stream, all from the store's change feed (whichever instance made them):
+ * payments, merchants, resets and imports through the service's listeners, deliveries through the callback
+ * dispatcher. Nothing here is ever seen before it is durable.
  */
 export class ChangeFeed implements PaymentListener {
   private readonly listeners = new Set<(change: Change) => void>()
@@ -30,11 +29,12 @@ export class ChangeFeed implements PaymentListener {
     this.emit({ kind: 'delivery', delivery })
   }
 
-  /** A request was answered: a successful merchant change, reset or import is announced. */
-  requestAnswered(entry: RequestEntry): void {
-    if (entry.method !== 'POST' || entry.status < 200 || entry.status >= 300) return
-    if (/^\/_sandbox\/(?:reset|import)\/?$/.test(entry.path)) this.emit({ kind: 'reset' })
-    else if (/^\/_sandbox\/merchants(?:\/|$)/.test(entry.path)) this.emit({ kind: 'merchant' })
+  merchantChanged(): void {
+    this.emit({ kind: 'merchant' })
+  }
+
+  paymentsReplaced(): void {
+    this.emit({ kind: 'reset' })
   }
 
   subscribe(listener: (change: Change) => void): () => void {

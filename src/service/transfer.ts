@@ -7,7 +7,6 @@ import type { SandboxService } from './sandbox.js'
 export async function resetSandbox(service: SandboxService): Promise<ResetResult> {
   const before = service.store.counts()
   await service.store.reset()
-  service.paymentsReplaced()
   return { cleared: { payments: before.payments, deliveries: before.deliveries }, kept: { merchants: before.merchants } }
 }
 
@@ -36,6 +35,5 @@ export async function importSandbox(service: SandboxService, image: ExportImage)
   })
   const replaced = service.store.counts()
   await service.store.replace({ merchants, payments, deliveries })
-  service.paymentsReplaced()
   return { loaded: { merchants: merchants.length, payments: payments.length, deliveries: deliveries.length }, replaced }
 }
