@@ -29,7 +29,7 @@ describe('the reference page docs/reference/scenarios.md', () => {
 
   it('shows the messages pay prints for its example of mistakes', () => {
     const [, mistakes] = blocks('yaml')
-    const [messages] = blocks('text')
+    const messages = blocks('text').find((b) => b.startsWith('my-flow.yaml:'))
     expect(parseScenario(mistakes!, 'my-flow.yaml')).toEqual({ problems: messages!.trimEnd().split('\n') })
   })
 })
