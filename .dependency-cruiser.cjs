@@ -7,7 +7,7 @@
  * test checks that, sideways arrows included). A new room must be put on a floor here before it passes.
  */
 const FLOORS = [
-  { floor: 'core', rooms: ['domain', 'version.ts'] },
+  { floor: 'core', rooms: ['domain', 'version.ts', 'guides.ts'] },
   { floor: 'plumbing', rooms: ['store', 'http'] },
   { floor: 'shared services', rooms: ['clock', 'service', 'pages'] },
   { floor: 'capabilities', rooms: ['audit', 'callbacks', 'chain', 'checkout', 'inspector', 'openapi', 'telegram'] },
