@@ -29,11 +29,11 @@ export interface InspectorOptions {
 export function inspectorPlugin(options: InspectorOptions) {
   return async function (app: FastifyInstance): Promise<void> {
     const streams = new EventStreams()
-    const changes = new ChangeFeed()
+    const changes = new ChangeFeed(options.requests)
     const stops = [
       options.service.onPaymentChanged(changes),
       options.callbacks.onDeliveryChanged((delivery) => changes.deliveryChanged(delivery)),
-      options.requests.subscribe((entry) => changes.requestAnswered(entry)),
+      () => changes.close(),
     ]
     // Pages that other plugins may serve are linked only when they exist.
     let links: SiteLinks = { docs: false, audit: options.lab?.audit !== undefined }
