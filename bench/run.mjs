@@ -408,7 +408,10 @@ async function benchStages() {
 
 // ── cold start ────────────────────────────────────────────────────────
 
-/** Spawn → first 200 from GET /_sandbox/health, polled every 2 ms. `ours` is `pay sandbox start` as users run it. */
+/**
+ * Spawn → first 200 from GET /_sandbox/health, polled every 2 ms, and the CPU the process had used by then (steadier
+ * than wall time on a busy machine). `ours` is `pay sandbox start` as users run it.
+ */
 async function coldStart(kind, size) {
   const port = await freePort()
   const args =
@@ -423,7 +426,7 @@ async function coldStart(kind, size) {
     const health = `http://127.0.0.1:${port}/_sandbox/health`
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${kind} exited with ${child.exitCode} during cold start`)
-      if ((await get(health)) === 200) return performance.now() - t0
+      if ((await get(health)) === 200) return { ms: performance.now() - t0, cpuMs: await cpuMs(child.pid) }
       await sleep(2)
     }
   } finally {
@@ -437,14 +440,20 @@ async function benchColdStart() {
   for (const size of SIZES) {
     await seed(size)
     const times = { ours: [], 'server-only': [], reference: [] }
+    const cpu = { ours: [], 'server-only': [], reference: [] }
     for (let i = 0; i < repeats; i++) {
-      for (const kind of Object.keys(times)) times[kind].push(await coldStart(kind, size))
+      for (const kind of Object.keys(times)) {
+        const run = await coldStart(kind, size)
+        times[kind].push(run.ms)
+        cpu[kind].push(run.cpuMs)
+      }
     }
     const ours = round(median(times.ours), 1)
     const serverOnly = round(median(times['server-only']), 1)
     const reference = round(median(times.reference), 1)
-    out.push({ size, oursMs: ours, serverOnlyMs: serverOnly, referenceMs: reference, ratio: round(ours / reference), serverOnlyRatio: round(serverOnly / reference), times })
-    log(`cold start ${size}: ours ${ours} ms, server without CLI ${serverOnly} ms, bare Fastify ${reference} ms`)
+    const cpuMsOf = Object.fromEntries(Object.entries(cpu).map(([kind, v]) => [kind, round(median(v), 0)]))
+    out.push({ size, oursMs: ours, serverOnlyMs: serverOnly, referenceMs: reference, ratio: round(ours / reference), serverOnlyRatio: round(serverOnly / reference), cpuMs: cpuMsOf, times, cpu })
+    log(`cold start ${size}: ours ${ours} ms (CPU ${cpuMsOf.ours} ms), server without CLI ${serverOnly} ms (CPU ${cpuMsOf['server-only']} ms), bare Fastify ${reference} ms (CPU ${cpuMsOf.reference} ms)`)
   }
   return out
 }
@@ -671,7 +680,7 @@ function table(r) {
   for (const c of r.coldStart ?? []) {
     const target = c.size >= 100000 ? 2 : 1.3
     lines.push(
-      `| cold start, ${k(c.size)} stored: \`pay sandbox start\`, spawn → first 200 | ${c.oursMs} ms (server alone: ${c.serverOnlyMs} ms, ${c.serverOnlyRatio}×) | bare Fastify: ${c.referenceMs} ms | ${c.ratio}× | ≤ ${target}× | ${verdict(c.ratio <= target)} |`,
+      `| cold start, ${k(c.size)} stored: \`pay sandbox start\`, spawn → first 200 | ${c.oursMs} ms, CPU ${c.cpuMs.ours} ms (server alone: ${c.serverOnlyMs} ms, ${c.serverOnlyRatio}×; CPU ${c.cpuMs['server-only']} ms) | bare Fastify: ${c.referenceMs} ms, CPU ${c.cpuMs.reference} ms | ${c.ratio}× | ≤ ${target}× | ${verdict(c.ratio <= target)} |`,
     )
   }
   if (r.cli) {
