@@ -87,10 +87,8 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
           process.stderr.write('Stopping now, without waiting.\n')
           process.exit(ExitCode.error)
         }
-        lines.flush()
         process.stderr.write(`${signal}: finishing requests and saving ${forTerminal(sandbox.info.dataFile)}…\n`)
         void stopAndExport(sandbox, config['export-on-exit']).then((ok) => {
-          lines.flush()
           if (ok) process.stderr.write(`Stopped.${config['export-on-exit'] !== undefined ? ` Exported the state to ${forTerminal(config['export-on-exit'])}.` : ''}\n`)
           else process.exitCode = ExitCode.error
           resolve()
