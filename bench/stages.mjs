@@ -30,6 +30,8 @@ const FUNCTION_RULES = [
   [/\/dist\/src\/store\/store\.js$/, /^(observeVerify)$/, 'verify'],
   [/\/dist\/src\/store\/store\.js$/, /^(journalLine)$/, 'journal'],
   [/\/dist\/src\/store\/state\.js$/, /^(addVerify|verifiesOf)$/, 'verify'],
+  // The app's request-log hook (src/server/app.ts).
+  [/\/dist\/src\/server\/app\.js$/, /^logAnswered$/, 'log'],
   [/^$/, /^writev$/, 'socket'],
   [/^$/, /^\(garbage collector\)$/, 'gc'],
 ]
