@@ -6,16 +6,20 @@
 // servers; the Node generator (bench/load.mjs) eats as much CPU as the server it loads, so its line flatters us
 // and is kept only as a second figure.
 //
+// The server's CPU per flow is split into stages (bench/stages.mjs) from CPU profiles taken under the same load, of
+// the server started from the compiled sources (bench/stage-server.mjs) and of the bare Fastify reference.
+//
 // Environment: BENCH_ROUNDS (alternating rounds per size, default 3), BENCH_SECONDS (measured seconds per
 // round, default 3), BENCH_SIZES (stored payments, default 0,10000,100000), BENCH_ONLY (comma list of
-// flow,node,cold,cli,memory,callbacks).
+// flow,stages,node,cold,cli,memory,callbacks).
 import { execFileSync, spawn } from 'node:child_process'
-import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { seedDataFile } from './seed.mjs'
+import { STAGES, stagesOf } from './stages.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -23,6 +27,7 @@ const REFERENCE = join(ROOT, 'bench', 'reference-server.mjs')
 const LOAD = join(ROOT, 'bench', 'load.mjs')
 const WRK_SCRIPT = join(ROOT, 'bench', 'flow.lua')
 const SERVER_ONLY = join(ROOT, 'bench', 'server-only.mjs')
+const STAGE_SERVER = join(ROOT, 'bench', 'stage-server.mjs')
 const RESULTS = join(ROOT, 'bench', 'results')
 
 const env = process.env
@@ -107,8 +112,11 @@ const startOurs = (dataFile, { quiet = false, port = 0, durability } = {}) =>
   )
 const startReference = (port = 0) => startProcess([REFERENCE, String(port)])
 
-/** wrk -t2 -c32 with bench/flow.lua: a 1 s warm-up run, then the measured one. */
-async function runWrk(url) {
+/**
+ * wrk -t2 -c32 with bench/flow.lua: a 1 s warm-up run, then the measured one; `around.before` and `around.after` run
+ * just before and after the measured one.
+ */
+async function runWrk(url, around = {}) {
   const wrk = (seconds) =>
     new Promise((resolveRun, reject) => {
       const child = spawn(WRK, ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', WRK_SCRIPT, url], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -126,7 +134,11 @@ async function runWrk(url) {
       })
     })
   await wrk(1)
+  await around.before?.()
+  const from = process.hrtime.bigint() / 1000n
   const r = await wrk(SECONDS)
+  const to = process.hrtime.bigint() / 1000n
+  await around.after?.()
   const seconds = r.durationUs / 1e6
   const ms = (us) => round(us / 1000, 3)
   return {
@@ -137,6 +149,8 @@ async function runWrk(url) {
     ...(r.firstBad ? { firstError: r.firstBad } : {}),
     latencyMs: { all: { p50: ms(r.latencyUs.p50), p90: ms(r.latencyUs.p90), p99: ms(r.latencyUs.p99), max: ms(r.latencyUs.max) } },
     seconds: 1 + seconds,
+    // When the measured run started and ended, in µs of process.hrtime (a CPU profile's clock).
+    window: [Number(from), Number(to)],
   }
 }
 
@@ -163,9 +177,9 @@ async function memoryOf(pid) {
   return { rssMB: round(kb('VmRSS') / 1024, 1), peakRssMB: round(kb('VmHWM') / 1024, 1) }
 }
 
-/** CPU time (user + system) a process has used, in ms. */
-async function cpuMs(pid) {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
+/** CPU time (user + system) a process has used, in ms; with `thread`, that thread's alone (its pid: the main thread). */
+async function cpuMs(pid, thread) {
+  const stat = await readFile(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8').catch(() => '')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
 }
@@ -324,9 +338,80 @@ async function benchNodeFlow() {
   return flowAt(SIZES[0], ['ours', 'reference'], 'node')
 }
 
+// ── server CPU per flow, by stage ─────────────────────────────────────
+
+/** The profiler's sampling interval: fine enough for a few thousand samples a round, coarse enough to cost little. */
+const PROFILE_INTERVAL_US = 250
+
+/**
+ * One profiled round: `ours` is bench/stage-server.mjs (the server `pay sandbox start` runs, request log on, from
+ * the compiled sources so that the profile names files), `reference` the bare Fastify server. The CPU of the
+ * measured run is read from /proc, for the process and for its main thread; the profile's samples of the same run
+ * say how the main thread's share divides into stages.
+ */
+async function stageRound(kind, size) {
+  const { file } = await seed(size)
+  const dir = join(work, `profile-${++runs}`)
+  await mkdir(dir)
+  const profiling = ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-interval=${PROFILE_INTERVAL_US}`]
+  const server =
+    kind === 'reference' ? await startProcess([...profiling, REFERENCE, '0']) : await startProcess([...profiling, STAGE_SERVER, '0', await freshCopy(file)], { logLines: true })
+  const cpu = {}
+  let load
+  try {
+    load = await runWrk(server.url, {
+      before: async () => Object.assign(cpu, { all: await cpuMs(server.pid), main: await cpuMs(server.pid, server.pid) }),
+      after: async () => Object.assign(cpu, { all: (await cpuMs(server.pid)) - cpu.all, main: (await cpuMs(server.pid, server.pid)) - cpu.main }),
+    })
+  } finally {
+    // A graceful stop: the profile is written as the process exits.
+    server.child.kill('SIGTERM')
+    await exited(server.child)
+  }
+  const name = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
+  if (!name) throw new Error(`${kind}: no CPU profile was written`)
+  const split = stagesOf(JSON.parse(await readFile(join(dir, name), 'utf8')), ...load.window)
+  await rm(dir, { recursive: true, force: true })
+  const perFlow = (ms) => (ms * 1000) / load.flows
+  return { flows: load.flows, flowsPerSecond: load.flowsPerSecond, allUs: perFlow(cpu.all), mainUs: perFlow(cpu.main), samples: split.samples, busy: split.busy, stages: split.stages }
+}
+
+/**
+ * Rounds alternate ours and the reference. A stage's µs per flow is its share of the main thread's busy samples
+ * (pooled over the rounds) times the main thread's median CPU per flow; what other threads used (libuv's pool:
+ * the journal's writes and fdatasyncs; V8's garbage collection and compiler helpers) is a row of its own.
+ */
+async function benchStages() {
+  if (!WRK) return undefined
+  const size = SIZES[0]
+  await seed(size)
+  const kinds = ['ours', 'reference']
+  const rounds = { ours: [], reference: [] }
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const kind of kinds) {
+      const result = await stageRound(kind, size)
+      rounds[kind].push(result)
+      log(`stages ${size} ${kind} round ${r + 1}: ${result.flowsPerSecond} flows/s (profiled), ${Math.round(result.allUs)} µs CPU/flow, main thread ${Math.round(result.mainUs)} µs`)
+    }
+  }
+  const out = { size, intervalUs: PROFILE_INTERVAL_US }
+  for (const kind of kinds) {
+    const rs = rounds[kind]
+    const mainUs = median(rs.map((x) => x.mainUs))
+    const allUs = median(rs.map((x) => x.allUs))
+    const busy = rs.reduce((n, x) => n + x.busy, 0)
+    const stages = Object.fromEntries(STAGES.map(([key]) => [key, round((rs.reduce((n, x) => n + x.stages[key], 0) / busy) * mainUs, 1)]))
+    out[kind] = { mainUs: round(mainUs, 1), otherThreadsUs: round(allUs - mainUs, 1), allUs: round(allUs, 1), busySamples: busy, stages, rounds: rs }
+  }
+  return out
+}
+
 // ── cold start ────────────────────────────────────────────────────────
 
-/** Spawn → first 200 from GET /_sandbox/health, polled every 2 ms. `ours` is `pay sandbox start` as users run it. */
+/**
+ * Spawn → first 200 from GET /_sandbox/health, polled every 2 ms, and the CPU the process had used by then (steadier
+ * than wall time on a busy machine). `ours` is `pay sandbox start` as users run it.
+ */
 async function coldStart(kind, size) {
   const port = await freePort()
   const args =
@@ -341,7 +426,7 @@ async function coldStart(kind, size) {
     const health = `http://127.0.0.1:${port}/_sandbox/health`
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${kind} exited with ${child.exitCode} during cold start`)
-      if ((await get(health)) === 200) return performance.now() - t0
+      if ((await get(health)) === 200) return { ms: performance.now() - t0, cpuMs: await cpuMs(child.pid) }
       await sleep(2)
     }
   } finally {
@@ -355,14 +440,20 @@ async function benchColdStart() {
   for (const size of SIZES) {
     await seed(size)
     const times = { ours: [], 'server-only': [], reference: [] }
+    const cpu = { ours: [], 'server-only': [], reference: [] }
     for (let i = 0; i < repeats; i++) {
-      for (const kind of Object.keys(times)) times[kind].push(await coldStart(kind, size))
+      for (const kind of Object.keys(times)) {
+        const run = await coldStart(kind, size)
+        times[kind].push(run.ms)
+        cpu[kind].push(run.cpuMs)
+      }
     }
     const ours = round(median(times.ours), 1)
     const serverOnly = round(median(times['server-only']), 1)
     const reference = round(median(times.reference), 1)
-    out.push({ size, oursMs: ours, serverOnlyMs: serverOnly, referenceMs: reference, ratio: round(ours / reference), serverOnlyRatio: round(serverOnly / reference), times })
-    log(`cold start ${size}: ours ${ours} ms, server without CLI ${serverOnly} ms, bare Fastify ${reference} ms`)
+    const cpuMsOf = Object.fromEntries(Object.entries(cpu).map(([kind, v]) => [kind, round(median(v), 0)]))
+    out.push({ size, oursMs: ours, serverOnlyMs: serverOnly, referenceMs: reference, ratio: round(ours / reference), serverOnlyRatio: round(serverOnly / reference), cpuMs: cpuMsOf, times, cpu })
+    log(`cold start ${size}: ours ${ours} ms (CPU ${cpuMsOf.ours} ms), server without CLI ${serverOnly} ms (CPU ${cpuMsOf['server-only']} ms), bare Fastify ${reference} ms (CPU ${cpuMsOf.reference} ms)`)
   }
   return out
 }
@@ -525,6 +616,7 @@ async function benchCallbacks() {
 
 try {
   if (wants('flow')) results.flow = await benchFlow()
+  if (wants('stages')) results.stages = await benchStages()
   if (wants('node')) results.nodeFlow = await benchNodeFlow()
   if (wants('cold')) results.coldStart = await benchColdStart()
   if (wants('cli')) results.cli = await benchCli()
@@ -588,7 +680,7 @@ function table(r) {
   for (const c of r.coldStart ?? []) {
     const target = c.size >= 100000 ? 2 : 1.3
     lines.push(
-      `| cold start, ${k(c.size)} stored: \`pay sandbox start\`, spawn → first 200 | ${c.oursMs} ms (server alone: ${c.serverOnlyMs} ms, ${c.serverOnlyRatio}×) | bare Fastify: ${c.referenceMs} ms | ${c.ratio}× | ≤ ${target}× | ${verdict(c.ratio <= target)} |`,
+      `| cold start, ${k(c.size)} stored: \`pay sandbox start\`, spawn → first 200 | ${c.oursMs} ms, CPU ${c.cpuMs.ours} ms (server alone: ${c.serverOnlyMs} ms, ${c.serverOnlyRatio}×; CPU ${c.cpuMs['server-only']} ms) | bare Fastify: ${c.referenceMs} ms, CPU ${c.cpuMs.reference} ms | ${c.ratio}× | ≤ ${target}× | ${verdict(c.ratio <= target)} |`,
     )
   }
   if (r.cli) {
@@ -616,5 +708,26 @@ function table(r) {
     }
     lines.push(`| graceful stop, ${k(mm.size)} stored (writes the data file) | ${mm.stopMs} ms | | | | |`)
   }
+  if (r.stages) lines.push('', ...stageTable(r.stages, r.flow?.find((f) => f.size === r.stages.size)))
   return lines.join('\n')
+}
+
+function stageTable(st, flow) {
+  const size = st.size >= 1000 ? `${st.size / 1000}k` : String(st.size)
+  const us = (x) => (x === undefined || x === null ? '' : `${x}`)
+  const lines = [
+    `Server CPU per create→verify flow by stage, ${size} stored, in µs: ${st.ours.rounds.length} alternating rounds per server under the same wrk load, ` +
+      `each profiled (\`node --cpu-prof\`, a sample every ${st.intervalUs} µs). A sample goes to the stage of the innermost frame on its stack that ` +
+      'bench/stages.mjs names (a function or a file; Node\'s and V8\'s own frames count for the code that called them). A stage\'s µs are its ' +
+      'share of the main thread\'s busy samples times the main thread\'s CPU per flow, read from /proc over the measured run; other threads\' CPU ' +
+      `is its own row. Profiling costs CPU of its own: the totals run above the unprofiled figure${flow ? ` (${flow.ours.serverCpuUsPerFlow} µs and ${flow.reference.serverCpuUsPerFlow} µs in the rows above)` : ''}.`,
+    '',
+    '| Stage | pay sandbox | bare Fastify |',
+    '| --- | --- | --- |',
+  ]
+  for (const [key, label] of STAGES) lines.push(`| ${label} | ${us(st.ours.stages[key])} | ${us(st.reference.stages[key])} |`)
+  lines.push(`| **main thread** | **${st.ours.mainUs}** | **${st.reference.mainUs}** |`)
+  lines.push(`| other threads (libuv's pool: journal writes and fdatasync; V8's GC and compiler helpers) | ${st.ours.otherThreadsUs} | ${st.reference.otherThreadsUs} |`)
+  lines.push(`| **whole process, profiled** | **${st.ours.allUs}** | **${st.reference.allUs}** |`)
+  return lines
 }

@@ -16,6 +16,12 @@ try {
 // is not installed).
 globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false }
 
+// oclif checks the Node version against its own `engines` (Node 18 and later) as it loads, reading its package.json
+// and parsing the range: a twentieth of a command's CPU. Ours asks for more (package.json), so the check can never
+// say anything. It is skipped for the import only: the commands' children keep the environment they were given.
+const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING
+process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'
+
 // The bundle's own copy of oclif: the one its commands were built with. Node loads its pieces all at once: with
 // few file descriptors (`ulimit -n`) that alone can fail, before any command can say so itself.
 let cli
@@ -28,4 +34,6 @@ try {
   const starting = ['sandbox start', 'sandbox exec', 'callback listen'].includes(process.argv.slice(2, 4).join(' '))
   process.exit(starting ? 7 : 1)
 }
+if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
+else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning
 await cli.execute({ dir: import.meta.url })

@@ -5,6 +5,13 @@ import { SandboxError } from '../domain/outcomes.js'
 import { type BoundedBody, readBoundedBody, sizeText } from './bounded-body.js'
 
 /**
+ * A JSON body as received, as the request log keeps it: its text and size when its bytes were UTF-8 (the parser
+ * decoded them anyway; the text holds no more than the body, where the bytes may be a slice of a larger buffer),
+ * else its bytes.
+ */
+export type ReceivedBody = Buffer | { text: string; bytes: number }
+
+/**
  * The one JSON body parser: uncompressed UTF-8 only (src/domain/json-body.ts). A body-less POST must still say
  * application/json (the guard); outside the spec API its empty body reads as {}. A body over the route's limit
  * is read and dropped before the 413 (src/http/bounded-body.ts).
@@ -17,9 +24,10 @@ export function installJsonBody(app: FastifyInstance): void {
     readRouteBody(request, payload, (error, bytes) => {
       if (error) return done(error, undefined)
       // Kept for the request log, which shows the body as it came, valid or not.
-      request.jsonBytes = bytes
+      request.jsonBody = bytes
       const decoded = judgeContentEncoding(request.headers['content-encoding']) ?? decodeJsonBody(bytes!, request.headers['content-type'])
       if ('kind' in decoded) return done(new SandboxError(decoded.kind, decoded.message), undefined)
+      request.jsonBody = { text: decoded.text, bytes: bytes!.length }
       if (decoded.text === '' && !request.url.startsWith('/api/')) return done(null, {})
       parseJson(request, decoded.text, done)
     })
@@ -51,7 +59,7 @@ export function bodyCut(): SandboxError {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The JSON body's bytes as received. */
-    jsonBytes?: Buffer
+    /** The JSON body as received. */
+    jsonBody?: ReceivedBody
   }
 }

@@ -12,21 +12,21 @@ export type Change =
 /**
  * Gathers durable changes for the event stream, all from the store's change feed (whichever instance made them):
  * payments, merchants, resets and imports through the service's listeners, deliveries through the callback
- * dispatcher. Nothing here is ever seen before it is durable.
+ * dispatcher. Nothing here is ever seen before it is durable, and nothing is built while no one follows it.
  */
 export class ChangeFeed implements PaymentListener {
   private readonly listeners = new Set<(change: Change) => void>()
 
   paymentCreated(payment: Payment): void {
-    this.emit({ kind: 'payment', created: true, payment })
+    if (this.listeners.size > 0) this.emit({ kind: 'payment', created: true, payment })
   }
 
   paymentChanged(payment: Payment): void {
-    this.emit({ kind: 'payment', created: false, payment })
+    if (this.listeners.size > 0) this.emit({ kind: 'payment', created: false, payment })
   }
 
   deliveryChanged(delivery: Delivery): void {
-    this.emit({ kind: 'delivery', delivery })
+    if (this.listeners.size > 0) this.emit({ kind: 'delivery', delivery })
   }
 
   merchantChanged(): void {
@@ -40,6 +40,11 @@ export class ChangeFeed implements PaymentListener {
   subscribe(listener: (change: Change) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  /** Lets go of every follower. */
+  close(): void {
+    this.listeners.clear()
   }
 
   private emit(change: Change): void {

@@ -1,4 +1,5 @@
 import { maskCredentials } from '../domain/display.js'
+import type { ReceivedBody } from '../http/body.js'
 import { type CutField, KEPT_BYTES, type RequestEntry } from './request-entry.js'
 import { matchesFilter, type RequestFilter } from './request-filter.js'
 
@@ -22,8 +23,8 @@ export interface AnsweredRequest {
   ms: number
   at: Date
   outcome?: { result?: number; trackId?: string; error?: string }
-  /** The JSON body's bytes as received, when the JSON parser read one. */
-  body?: Buffer
+  /** The JSON body as received, when the JSON parser read one. */
+  body?: ReceivedBody
   /** The request carried the operator mark (Pay-Sandbox-Operator: 1). */
   operator?: boolean
 }
@@ -41,14 +42,43 @@ const BOT_TOKEN = /\b(\d{1,20}):[A-Za-z0-9_-]{20,}/g
 
 /** Text of a request with its secrets hidden: URL credentials (`user:***@`) and bot tokens (`<id>:***`). */
 export function maskSecrets(text: string): string {
-  return maskCredentials(text).replace(BOT_TOKEN, '$1:***')
+  // Both need a colon (`scheme://`, `<id>:`): most texts have none.
+  return text.includes(':') ? maskCredentials(text).replace(BOT_TOKEN, '$1:***') : text
 }
 
 /** Bodies are kept for the spec API and the control API; an import is a whole state, not a request to read. */
 const keepsBody = (path: string): boolean => path.startsWith('/api/') || (path.startsWith('/_sandbox/') && path !== '/_sandbox/import')
 
+/** Bytes of a body masked before it is cut: a little more than is kept, so that a token across the cut is masked whole. */
+const BODY_MASKED_BYTES = KEPT_BYTES.body + 256
+
+const bodySize = (body: ReceivedBody): number => (Buffer.isBuffer(body) ? body.length : body.bytes)
+
+/** The request's path, without its query. */
+function pathOf(url: string): string {
+  const mark = url.indexOf('?')
+  return mark === -1 ? url : url.slice(0, mark)
+}
+
+/** Requests the log does not keep (see QUIET). */
+export function isQuiet(url: string): boolean {
+  return QUIET.test(pathOf(url))
+}
+
 /** The log's record of an answered request, or undefined for a quiet one. */
 export function describeRequest(request: AnsweredRequest): Omit<RequestEntry, 'seq'> | undefined {
+  return describe(request, true)
+}
+
+/**
+ * What the console line shows of a request: its record without the query and the body (the costly part, which
+ * only readers of the log need), or undefined for a quiet one.
+ */
+export function describeLine(request: AnsweredRequest): Omit<RequestEntry, 'seq'> | undefined {
+  return describe(request, false)
+}
+
+function describe(request: AnsweredRequest, whole: boolean): Omit<RequestEntry, 'seq'> | undefined {
   const mark = request.url.indexOf('?')
   const rawPath = mark === -1 ? request.url : request.url.slice(0, mark)
   if (QUIET.test(rawPath)) return undefined
@@ -61,20 +91,22 @@ export function describeRequest(request: AnsweredRequest): Omit<RequestEntry, 's
     if (cut.bytes !== undefined) truncated[field] = cut.bytes
     return cut.text
   }
-  entry.path = keep('path', maskSecrets(rawPath.replace(BOT_PATH, '/telegram/$1bot$2:***')))
+  entry.path = keep('path', maskSecrets(botApi ? rawPath.replace(BOT_PATH, '/telegram/$1bot$2:***') : rawPath))
   const query = mark === -1 ? '' : request.url.slice(mark + 1)
-  if (query !== '' && !botApi) entry.query = keep('query', maskSecrets(query))
+  if (whole && query !== '' && !botApi) entry.query = keep('query', maskSecrets(query))
   const o = request.outcome
   if (o?.result !== undefined) entry.result = o.result
   if (o?.error !== undefined) entry.error = o.error
   if (o?.trackId !== undefined) entry.trackId = keep('trackId', o.trackId)
-  if (request.body !== undefined && keepsBody(rawPath)) {
-    // A little more than is kept is masked, so that a token across the cut is masked whole.
-    const start = utf8Prefix(request.body, KEPT_BYTES.body + 256)
-    const cut = cutText(maskSecrets(start.toString('utf8')), KEPT_BYTES.body)
+  const body = request.body
+  if (whole && body !== undefined && keepsBody(rawPath)) {
+    const size = bodySize(body)
+    // A body that is masked whole is its text; a longer one's bytes are cut first (UTF-8 text round-trips to its bytes).
+    const start = Buffer.isBuffer(body) ? utf8Prefix(body, BODY_MASKED_BYTES).toString('utf8') : size <= BODY_MASKED_BYTES ? body.text : utf8Prefix(Buffer.from(body.text), BODY_MASKED_BYTES).toString('utf8')
+    const cut = cutText(maskSecrets(start), KEPT_BYTES.body)
     entry.body = cut.text
-    entry.bodyBytes = request.body.length
-    if (start.length < request.body.length || cut.bytes !== undefined) entry.bodyTruncated = true
+    entry.bodyBytes = size
+    if (size > BODY_MASKED_BYTES || cut.bytes !== undefined) entry.bodyTruncated = true
   }
   if (Object.keys(truncated).length > 0) entry.truncated = truncated
   if (request.operator) entry.operator = true
@@ -114,15 +146,58 @@ export function consoleLine(entry: Omit<RequestEntry, 'seq'>): string {
   return parts.join(' ')
 }
 
+/** A text's bytes as JSON at most: every UTF-16 code unit takes at most 6 (`\u001f`), and the quotes 2. */
+const jsonBound = (units: number): number => 6 * units + 2
+
+/** Everything of an entry but its texts, as JSON at most: the keys, the time, numbers of up to 24 characters, `true`s. */
+const ENTRY_FRAME_BYTES = 512
+
+/**
+ * What an answered request's entry takes as JSON at most, without describing it: each text is bounded by what
+ * is kept of it (masking at most doubles a text: `a:b@` → `a:***@`).
+ */
+function entryBound(request: AnsweredRequest): number {
+  const kept = (units: number, max: number) => jsonBound(Math.min(2 * units, max))
+  let bytes = ENTRY_FRAME_BYTES + jsonBound(request.method.length) + kept(request.url.length, KEPT_BYTES.path) + kept(request.url.length, KEPT_BYTES.query)
+  const o = request.outcome
+  if (o?.error !== undefined) bytes += jsonBound(o.error.length)
+  if (o?.trackId !== undefined) bytes += kept(o.trackId.length, KEPT_BYTES.trackId)
+  if (request.body !== undefined) bytes += kept(bodySize(request.body), KEPT_BYTES.body)
+  return bytes
+}
+
+/**
+ * Whether a request holds a text longer than what the log keeps of it (its URL, trackId or body): such a request is
+ * described at once, so that the log never holds more of a request than its entry.
+ */
+function holdsLongText(request: AnsweredRequest): boolean {
+  return request.url.length > KEPT_BYTES.path || (request.outcome?.trackId?.length ?? 0) > KEPT_BYTES.trackId || (request.body === undefined ? 0 : bodySize(request.body)) > BODY_MASKED_BYTES
+}
+
+interface Slot {
+  seq: number
+  /** The request as answered, until it is described. */
+  request?: AnsweredRequest
+  entry?: RequestEntry
+  /** Its entry's bytes as JSON: exact once `exact`, else an upper bound. */
+  bytes: number
+  exact: boolean
+}
+
 /**
  * The newest requests the sandbox answered, in a ring: memory stays bounded however many come and however big
- * they are (each entry is bounded by KEPT_BYTES, and all of them by `maxBytes`). Listeners hear of each entry as
- * it is added (the event streams).
+ * they are (each entry is bounded by KEPT_BYTES, and all of them by `maxBytes`). A request is kept as it was
+ * answered and described (masked, cut, formatted) only when someone reads it: answering costs no more than
+ * keeping a reference. Listeners hear of each entry as it is added (the event streams).
+ *
+ * The bytes bound holds as if every entry were described: an entry not yet described counts for an upper bound
+ * of its size, and once the bounds would pass `maxBytes`, every entry is described and counted exactly, so the
+ * oldest go exactly when the described entries would not fit.
  */
 export class RequestLog {
   readonly capacity: number
   readonly maxBytes: number
-  private readonly ring: Array<{ entry: RequestEntry; bytes: number } | undefined>
+  private readonly ring: Array<Slot | undefined>
   private nextSeq = 1
   private oldest = 1
   private bytesKept = 0
@@ -134,23 +209,33 @@ export class RequestLog {
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new RangeError(`request log maxBytes must be a whole number above 0 (got ${maxBytes})`)
     this.capacity = capacity
     this.maxBytes = maxBytes
-    this.ring = new Array<{ entry: RequestEntry; bytes: number } | undefined>(capacity)
+    this.ring = new Array<Slot | undefined>(capacity)
   }
 
-  add(described: Omit<RequestEntry, 'seq'>): RequestEntry {
-    const entry: RequestEntry = { seq: this.nextSeq++, ...described }
-    const bytes = Buffer.byteLength(JSON.stringify(entry))
+  /** Keeps an answered request (the caller leaves quiet ones out: see isQuiet); returns its seq. */
+  add(request: AnsweredRequest): number {
+    const seq = this.nextSeq++
+    const slot: Slot = { seq, request, bytes: entryBound(request), exact: false }
+    if (holdsLongText(request)) this.settle(slot)
+    if (this.bytesKept + slot.bytes > this.maxBytes) {
+      // Near the bound: every entry counts for its exact size, as if all had been described when kept.
+      for (let s = this.oldest; s < seq; s++) this.settle(this.slot(s))
+      this.settle(slot)
+    }
     // The oldest go first, until the new one fits in count and in bytes (it is kept even if alone it does not).
-    while (this.oldest < entry.seq && (entry.seq - this.oldest >= this.capacity || this.bytesKept + bytes > this.maxBytes)) {
-      const slot = (this.oldest - 1) % this.capacity
-      this.bytesKept -= this.ring[slot]!.bytes
-      this.ring[slot] = undefined
+    while (this.oldest < seq && (seq - this.oldest >= this.capacity || this.bytesKept + slot.bytes > this.maxBytes)) {
+      const index = (this.oldest - 1) % this.capacity
+      this.bytesKept -= this.ring[index]!.bytes
+      this.ring[index] = undefined
       this.oldest++
     }
-    this.ring[(entry.seq - 1) % this.capacity] = { entry, bytes }
-    this.bytesKept += bytes
-    for (const listener of this.listeners) listener(entry)
-    return entry
+    this.ring[(seq - 1) % this.capacity] = slot
+    this.bytesKept += slot.bytes
+    if (this.listeners.size > 0) {
+      const entry = this.entryOf(slot)
+      for (const listener of this.listeners) listener(entry)
+    }
+    return seq
   }
 
   /** The seq of the newest entry; 0 before the first. */
@@ -163,14 +248,14 @@ export class RequestLog {
     return this.oldest
   }
 
-  /** What the entries kept take, as JSON. */
+  /** What the entries kept take as JSON, at most (exactly once the log has come near maxBytes). */
   get bytes(): number {
     return this.bytesKept
   }
 
   /** The entry with this seq, while it is kept. */
   get(seq: number): RequestEntry | undefined {
-    return seq >= this.oldest && seq < this.nextSeq ? this.ring[(seq - 1) % this.capacity]!.entry : undefined
+    return seq >= this.oldest && seq < this.nextSeq ? this.entryOf(this.slot(seq)) : undefined
   }
 
   /** Entries kept that match, oldest first; `after` keeps those with a higher seq, `limit` the newest N. */
@@ -178,7 +263,7 @@ export class RequestLog {
     const from = Math.max(this.oldest, (options.after ?? 0) + 1)
     const found: RequestEntry[] = []
     for (let seq = from; seq < this.nextSeq; seq++) {
-      const entry = this.ring[(seq - 1) % this.capacity]!.entry
+      const entry = this.entryOf(this.slot(seq))
       if (matchesFilter(entry, filter)) found.push(entry)
     }
     return options.limit !== undefined ? found.slice(Math.max(0, found.length - options.limit)) : found
@@ -188,5 +273,28 @@ export class RequestLog {
   subscribe(listener: (entry: RequestEntry) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  private slot(seq: number): Slot {
+    return this.ring[(seq - 1) % this.capacity]!
+  }
+
+  /** The slot's entry, described now if it was not yet (then the request it was made from is let go). */
+  private entryOf(slot: Slot): RequestEntry {
+    if (slot.entry === undefined) {
+      // Quiet requests are never added, so every request has an entry.
+      slot.entry = { seq: slot.seq, ...describeRequest(slot.request!)! }
+      slot.request = undefined
+    }
+    return slot.entry
+  }
+
+  /** Counts the slot's entry for its exact size (a slot already in the ring changes the total by the difference). */
+  private settle(slot: Slot): void {
+    if (slot.exact) return
+    const bytes = Buffer.byteLength(JSON.stringify(this.entryOf(slot)))
+    if (this.ring[(slot.seq - 1) % this.capacity] === slot) this.bytesKept += bytes - slot.bytes
+    slot.bytes = bytes
+    slot.exact = true
   }
 }

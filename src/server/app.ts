@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import type { BuildCompilerFromPool } from '@fastify/ajv-compiler'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { AllowedHosts } from '../domain/request-guard.js'
-import { consoleLine, describeRequest, type RequestLog } from '../inspector/request-log.js'
+import { type AnsweredRequest, consoleLine, describeLine, isQuiet, type RequestLog } from '../inspector/request-log.js'
 import { isOperatorMark, OPERATOR_HEADER } from '../domain/operator.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { installJsonBody } from '../http/body.js'
@@ -147,21 +147,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   const { log, requests } = options
   if (log || requests) {
-    // The one place requests are seen answered: the console line and the request log come from one record.
-    app.addHook('onResponse', async (request, reply) => {
-      const entry = describeRequest({
-        method: request.method,
-        url: request.url,
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
-        at: new Date(),
-        ...(request.outcome ? { outcome: request.outcome } : {}),
-        ...(request.jsonBytes ? { body: request.jsonBytes } : {}),
-        ...(isOperatorMark(request.headers[OPERATOR_HEADER.toLowerCase()]) ? { operator: true } : {}),
-      })
-      if (!entry) return
-      log?.(consoleLine(entry))
-      requests?.add(entry)
+    // The one place requests are seen answered: the console line and the request log come from one record. The log
+    // keeps it as it is and describes it when read; the console line needs only its start (not the query or body).
+    const operatorHeader = OPERATOR_HEADER.toLowerCase()
+    app.addHook('onResponse', function logAnswered(request, reply, done) {
+      if (isQuiet(request.url)) return done()
+      const answered: AnsweredRequest = { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, at: new Date() }
+      if (request.outcome) answered.outcome = request.outcome
+      if (request.jsonBody) answered.body = request.jsonBody
+      if (isOperatorMark(request.headers[operatorHeader])) answered.operator = true
+      if (log) log(consoleLine(describeLine(answered)!))
+      requests?.add(answered)
+      done()
     })
   }
 

@@ -64,6 +64,8 @@ export class SandboxService {
   private readonly listeners: PaymentListener[] = []
   private readonly locks = new KeyedLock()
   private readonly confirmationsFor: ((asset: string | undefined) => number) | undefined
+  private stampMs = Number.NaN
+  private stampText = ''
 
   constructor(store: Store, now: () => Date = () => new Date(), options: ServiceOptions = {}) {
     this.store = store
@@ -105,7 +107,14 @@ export class SandboxService {
   }
 
   private stamp(): string {
-    return this.now().toISOString()
+    // Requests that come within one millisecond share its text.
+    const now = this.now()
+    const ms = now.getTime()
+    if (ms !== this.stampMs) {
+      this.stampMs = ms
+      this.stampText = now.toISOString()
+    }
+    return this.stampText
   }
 
   // ── spec API ──────────────────────────────────────────────────────────

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { KEPT_BYTES } from '../../src/inspector/request-entry.js'
-import { cutText, describeRequest, RequestLog } from '../../src/inspector/request-log.js'
+import { type AnsweredRequest, cutText, describeRequest, RequestLog } from '../../src/inspector/request-log.js'
 
 const answered = (url: string, extra: { body?: string; trackId?: string } = {}) =>
   describeRequest({
@@ -52,8 +52,8 @@ describe('what the request log keeps of a request', () => {
 })
 
 describe('RequestLog', () => {
-  const entry = (bytes: number) => ({ at: '2030-01-01T00:00:00.000Z', method: 'GET', path: `/${'x'.repeat(bytes)}`, status: 200, ms: 0 })
-  const size = (n: number) => Buffer.byteLength(JSON.stringify({ seq: n, ...entry(100) }))
+  const entry = (bytes: number): AnsweredRequest => ({ method: 'GET', url: `/log/${'x'.repeat(bytes)}`, status: 200, ms: 0, at: new Date('2030-01-01T00:00:00.000Z') })
+  const size = (n: number) => Buffer.byteLength(JSON.stringify({ seq: n, ...describeRequest(entry(100)) }))
 
   test('bounded in count and in bytes, the oldest let go first', () => {
     const log = new RequestLog({ capacity: 10, maxBytes: 5 * size(1) })
@@ -72,6 +72,48 @@ describe('RequestLog', () => {
     for (let i = 0; i < 30; i++) log.add(entry(0))
     expect(log.list()).toHaveLength(10)
     expect([log.oldestSeq, log.latestSeq]).toEqual([28, 37])
+  })
+
+  test('requests described only when read keep exactly the entries a log of described entries would', () => {
+    // Texts of every kind: short and long, escaped in JSON, multi-byte, a credential, a bot token, a cut body.
+    const texts = ['', 'a', '"\\\u0001', 'é€😀', 'http://u:p@h/x', '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1']
+    let n = 0
+    const next = (): AnsweredRequest => {
+      n++
+      const text = texts[n % texts.length]!.repeat(1 + ((n * 7) % 400))
+      const body = n % 3 === 0 ? Buffer.from(text) : n % 3 === 1 ? { text, bytes: Buffer.byteLength(text) } : undefined
+      return {
+        method: 'POST',
+        url: `/api/v1/${text.slice(0, (n * 13) % 1500)}${n % 4 === 0 ? `?q=${text.slice(0, 50)}` : ''}`,
+        status: 200,
+        ms: n / 3,
+        at: new Date(1_900_000_000_000 + n),
+        outcome: { result: 100, ...(n % 5 === 0 ? { trackId: text.slice(0, (n * 11) % 600) } : {}), ...(n % 7 === 0 ? { error: 'not_found' } : {}) },
+        ...(body ? { body } : {}),
+        ...(n % 2 ? { operator: true } : {}),
+      }
+    }
+    for (const maxBytes of [3_000, 40_000, 400_000]) {
+      const log = new RequestLog({ capacity: 50, maxBytes })
+      // The same policy over entries described as they come.
+      const kept: Array<{ seq: number; bytes: number }> = []
+      let keptBytes = 0
+      const described = new Map<number, object>()
+      for (let seq = 1; seq <= 400; seq++) {
+        const request = next()
+        log.add(request)
+        described.set(seq, { seq, ...describeRequest(request) })
+        const bytes = Buffer.byteLength(JSON.stringify({ seq, ...describeRequest(request) }))
+        while (kept.length > 0 && (kept.length >= 50 || keptBytes + bytes > maxBytes)) keptBytes -= kept.shift()!.bytes
+        kept.push({ seq, bytes })
+        keptBytes += bytes
+        expect(log.oldestSeq).toBe(kept[0]!.seq)
+        if (seq % 97 === 0) expect(log.list()).toEqual(kept.map((k) => described.get(k.seq)))
+      }
+      expect(log.bytes).toBeGreaterThanOrEqual(keptBytes)
+      expect(log.bytes).toBeLessThanOrEqual(maxBytes)
+      expect(log.get(400)).toEqual(described.get(400))
+    }
   })
 
   test('refuses limits that are not whole numbers above 0', () => {
