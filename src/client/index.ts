@@ -15,12 +15,15 @@ import type { ClockChange } from '../clock/service.js'
 import type { ChainView, MineResult } from '../chain/service.js'
 import type { AuditReport } from '../audit/rules.js'
 import type { VerifyEntry, VerifyJournal } from '../domain/types.js'
+import type { FaultRoute, FaultRule, FaultRuleInput } from '../domain/api-fault.js'
+import type { FaultHit } from '../domain/api-fault-hit.js'
 
 export type { CreateBody, VerifyBody, Delivery, Merchant, Payment, PaymentStatus, Outcome, SandboxInfo }
 export type { ClockView, ClockChange, ChainView, MineResult, AuditReport, VerifyEntry, VerifyJournal }
 export type { ExportFile, ImportResult, ResetResult }
 export type { ChatBot, ChatMessage, ChatPress }
 export type { RequestEntry, RequestFilter }
+export type { FaultHit, FaultRoute, FaultRule, FaultRuleInput }
 
 /** A page of the request log: entries oldest first, and where the log stands. */
 export interface RequestLogPage {
@@ -46,6 +49,8 @@ export type ChangeEvent =
   | { type: 'merchant' }
   /** A reset or an import: everything may have changed. */
   | { type: 'reset' }
+  /** The API fault rules changed. */
+  | { type: 'fault' }
 
 /**
  * Why following the request log ended: the sandbox said it was stopping, the caller aborted, or the stream
@@ -319,6 +324,24 @@ export class SandboxClient {
     return this.call('GET', `/_sandbox/audit${params.size > 0 ? `?${params}` : ''}`)
   }
 
+  // ── API faults ────────────────────────────────────────────────────────
+
+  /** Adds a fault rule: the next matching create, verify or checkout requests get its fault. Answers the rule with its id. */
+  async addFault(rule: FaultRuleInput): Promise<FaultRule> {
+    return (await this.call<{ fault: FaultRule }>('POST', '/_sandbox/faults', rule)).fault
+  }
+
+  /** The fault rules, oldest first, with what each has done. */
+  async listFaults(): Promise<FaultRule[]> {
+    return (await this.call<{ faults: FaultRule[] }>('GET', '/_sandbox/faults')).faults
+  }
+
+  /** Removes one rule (its id) or every rule; resolves with the rules removed. A rule the sandbox lacks is a 404. */
+  async clearFaults(id?: string): Promise<FaultRule[]> {
+    if (id === undefined) return (await this.call<{ cleared: FaultRule[] }>('DELETE', '/_sandbox/faults', {})).cleared
+    return [(await this.call<{ fault: FaultRule }>('DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`, {})).fault]
+  }
+
   // ── the Telegram Bot API emulator: playing the customer ────────────────
 
   async listBots(): Promise<ChatBot[]> {
@@ -388,7 +411,7 @@ export class SandboxClient {
     return this.follow(`/_sandbox/events${query.size > 0 ? `?${query}` : ''}`, options, (name, data) => {
       if (name === 'payment') onEvent({ type: 'payment', ...(data as { created: boolean; payment: Payment }) })
       else if (name === 'delivery') onEvent({ type: 'delivery', ...(data as { delivery: Delivery }) })
-      else if (name === 'merchant' || name === 'reset') onEvent({ type: name })
+      else if (name === 'merchant' || name === 'reset' || name === 'fault') onEvent({ type: name })
     })
   }
 

@@ -1,3 +1,4 @@
+import type { FaultRuleInput } from './api-fault.js'
 import type { CallbackMode, ChaosSettings } from './fault.js'
 
 /**
@@ -58,4 +59,6 @@ export interface SandboxSettings {
   chain?: ChainOptions
   quiet: boolean
   files?: StartFiles
+  /** API fault rules played from the start, as given (`pay sandbox start --api-fault`). */
+  apiFaults?: readonly FaultRuleInput[]
 }

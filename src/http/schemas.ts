@@ -240,7 +240,10 @@ const counts = { type: 'object', properties: { merchants: { type: 'integer' }, p
 
 export const resetResponse = {
   type: 'object',
-  properties: { cleared: counts, kept: { type: 'object', properties: { merchants: { type: 'integer' } } } },
+  properties: {
+    cleared: { type: 'object', properties: { ...counts.properties, faults: { type: 'integer', description: 'API fault rules removed' } } },
+    kept: { type: 'object', properties: { merchants: { type: 'integer' } } },
+  },
   required: ['cleared', 'kept'],
 } as const
 
@@ -276,12 +279,15 @@ export const errorSchemas = [
 ]
 
 type Schema = Record<string, unknown>
-type Method = 'GET' | 'POST'
+type Method = 'GET' | 'POST' | 'DELETE'
+
+const CHANGE: readonly RequestErrorKind[] = ['invalidJson', 'hostNotAllowed', 'originNotAllowed', 'crossSiteRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internalError']
 
 /** Refusals every route can give, by method: the guard's, the body parser's, and a bug's. */
 const COMMON: Record<Method, readonly RequestErrorKind[]> = {
   GET: ['hostNotAllowed', 'originNotAllowed', 'internalError'],
-  POST: ['invalidJson', 'hostNotAllowed', 'originNotAllowed', 'crossSiteRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internalError'],
+  POST: CHANGE,
+  DELETE: CHANGE,
 }
 
 /** The guard's refusals, which a page route answers with a page. */

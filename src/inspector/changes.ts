@@ -9,6 +9,8 @@ export type Change =
   | { kind: 'merchant' }
   /** Everything may have changed: a reset or an import. */
   | { kind: 'reset' }
+  /** An API fault rule was added or removed. */
+  | { kind: 'fault' }
 
 /**
  * Gathers durable changes for the event stream: payments from the service's listeners (called once a change is
@@ -30,10 +32,12 @@ export class ChangeFeed implements PaymentListener {
     this.emit({ kind: 'delivery', delivery })
   }
 
-  /** A request was answered: a successful merchant change, reset or import is announced. */
+  /** A request was answered: a successful merchant change, reset, import or fault rule change is announced. */
   requestAnswered(entry: RequestEntry): void {
-    if (entry.method !== 'POST' || entry.status < 200 || entry.status >= 300) return
-    if (/^\/_sandbox\/(?:reset|import)\/?$/.test(entry.path)) this.emit({ kind: 'reset' })
+    if ((entry.method !== 'POST' && entry.method !== 'DELETE') || entry.status < 200 || entry.status >= 300) return
+    if (/^\/_sandbox\/faults(?:\/|$)/.test(entry.path)) this.emit({ kind: 'fault' })
+    else if (entry.method !== 'POST') return
+    else if (/^\/_sandbox\/(?:reset|import)\/?$/.test(entry.path)) this.emit({ kind: 'reset' })
     else if (/^\/_sandbox\/merchants(?:\/|$)/.test(entry.path)) this.emit({ kind: 'merchant' })
   }
 

@@ -24,6 +24,8 @@ export interface AnsweredRequest {
   outcome?: { result?: number; trackId?: string; error?: string }
   /** The JSON body's bytes as received, when the JSON parser read one. */
   body?: Buffer
+  /** A fault the sandbox played on it, in words. */
+  fault?: string
 }
 
 /**
@@ -74,6 +76,7 @@ export function describeRequest(request: AnsweredRequest): Omit<RequestEntry, 's
     entry.bodyBytes = request.body.length
     if (start.length < request.body.length || cut.bytes !== undefined) entry.bodyTruncated = true
   }
+  if (request.fault !== undefined) entry.fault = request.fault
   if (Object.keys(truncated).length > 0) entry.truncated = truncated
   return entry
 }
@@ -103,11 +106,12 @@ function utf8Prefix(bytes: Buffer, max: number): Buffer {
 /** The sandbox console's line for a request; a text kept cut ends with `…`. */
 export function consoleLine(entry: Omit<RequestEntry, 'seq'>): string {
   const cut = (field: CutField) => (entry.truncated?.[field] !== undefined ? '…' : '')
-  const parts = [entry.at.slice(11, 23), entry.method, entry.path + cut('path'), String(entry.status)]
+  const parts = [entry.at.slice(11, 23), entry.method, entry.path + cut('path'), entry.status === 0 ? '---' : String(entry.status)]
   if (entry.result !== undefined) parts.push(`result=${entry.result}`)
   if (entry.error !== undefined) parts.push(`error=${entry.error}`)
   if (entry.trackId !== undefined) parts.push(`trackId=${entry.trackId}${cut('trackId')}`)
   parts.push(`${entry.ms.toFixed(1)}ms`)
+  if (entry.fault !== undefined) parts.push(`fault: ${entry.fault}`)
   return parts.join(' ')
 }
 

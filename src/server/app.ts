@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import type { BuildCompilerFromPool } from '@fastify/ajv-compiler'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { AllowedHosts } from '../domain/request-guard.js'
 import { consoleLine, describeRequest, type RequestLog } from '../inspector/request-log.js'
 import type { SandboxService } from '../service/sandbox.js'
@@ -48,6 +48,8 @@ export interface AppOptions {
   timeouts?: RequestTimeouts
   /** Extra route plugins (checkout pages, callbacks control). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
+  /** Plugins whose hooks reach the routes (API faults), registered before them. */
+  wrappers?: Array<(app: FastifyInstance) => Promise<void>>
 }
 
 function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
@@ -135,22 +137,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { log, requests } = options
   if (log || requests) {
     // The one place requests are seen answered: the console line and the request log come from one record.
-    app.addHook('onResponse', async (request, reply) => {
+    const record = (request: FastifyRequest, status: number, ms: number) => {
       const entry = describeRequest({
         method: request.method,
         url: request.url,
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
+        status,
+        ms,
         at: new Date(),
         ...(request.outcome ? { outcome: request.outcome } : {}),
         ...(request.jsonBytes ? { body: request.jsonBytes } : {}),
+        ...(request.fault !== undefined ? { fault: request.fault } : {}),
       })
       if (!entry) return
       log?.(consoleLine(entry))
       requests?.add(entry)
-    })
+    }
+    app.addHook('onResponse', async (request, reply) => record(request, reply.statusCode, reply.elapsedTime))
+    // A request a fault ended with no answer never reaches onResponse: its entry has status 0.
+    app.decorate('logUnanswered', (request: FastifyRequest, ms: number) => record(request, 0, ms))
   }
 
+  for (const plugin of options.wrappers ?? []) await app.register(plugin)
   await app.register(apiRoutes(options.service))
   await app.register(sandboxRoutes(options.service, options.info, options.clock))
   await app.register(checkoutRoutes(options.service, options.checkout))

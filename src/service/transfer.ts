@@ -3,8 +3,8 @@ import { EXPORT_FORMAT, EXPORT_VERSION, type ExportCheck, type ExportFile, type 
 import type { SandboxService } from './sandbox.js'
 
 export interface ResetResult {
-  /** Payments and deliveries removed. */
-  cleared: { payments: number; deliveries: number }
+  /** Payments, deliveries and API fault rules removed. */
+  cleared: { payments: number; deliveries: number; faults: number }
   /** Merchants stay, with their keys and enabled state. */
   kept: { merchants: number }
 }
@@ -15,12 +15,15 @@ export interface ImportResult {
   replaced: { merchants: number; payments: number; deliveries: number }
 }
 
-/** Clears payments and deliveries; merchants are kept so API keys in use stay valid. */
+/** Clears payments and deliveries, and the API fault rules; merchants are kept so API keys in use stay valid. */
 export async function resetSandbox(service: SandboxService): Promise<ResetResult> {
   const before = service.store.counts()
-  await service.store.reset()
+  const faults = service.store.faultRules().length
+  const writing = service.store.reset()
+  service.activityCleared()
+  await writing
   service.paymentsReplaced()
-  return { cleared: { payments: before.payments, deliveries: before.deliveries }, kept: { merchants: before.merchants } }
+  return { cleared: { payments: before.payments, deliveries: before.deliveries, faults }, kept: { merchants: before.merchants } }
 }
 
 export function exportSandbox(service: SandboxService, sandboxVersion: string, now: Date): ExportFile {
@@ -47,7 +50,9 @@ export async function importSandbox(service: SandboxService, image: ExportImage)
     return { ...rest, state: 'failed' as const }
   })
   const replaced = service.store.counts()
-  await service.store.replace({ merchants, payments, deliveries })
+  const writing = service.store.replace({ merchants, payments, deliveries })
+  service.activityCleared()
+  await writing
   service.paymentsReplaced()
   return { loaded: { merchants: merchants.length, payments: payments.length, deliveries: deliveries.length }, replaced }
 }
