@@ -11,6 +11,11 @@ try {
   // no manifest, no build info, or a read-only install: nothing to check
 }
 
+// The commands ship compiled. Under NODE_ENV=test or development (as test runners set it) oclif would otherwise
+// look for TypeScript sources to run instead, loading the TypeScript compiler at every start (or warning that it
+// is not installed).
+globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false }
+
 // The bundle's own copy of oclif: the one its commands were built with. Node loads its pieces all at once: with
 // few file descriptors (`ulimit -n`) that alone can fail, before any command can say so itself.
 let cli

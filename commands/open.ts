@@ -18,7 +18,7 @@ export default class Open extends ClientCommand {
     const client = this.client(flags.url)
     // An unknown trackId is reported here rather than as a 404 page in the browser.
     const { payment } = await client.getPayment(args.trackId)
-    const url = client.checkoutUrl(payment.trackId)
+    const url = await client.checkoutUrlOf(payment.trackId)
     const { openInBrowser } = await import('../src/cli/browser.js')
     const opened = await openInBrowser(url, (line) => this.logToStderr(line))
     this.log(url)

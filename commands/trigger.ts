@@ -23,7 +23,7 @@ export default class Trigger extends ClientCommand {
   failed       verify: 202
   expired      verify: 202
 The callback goes to --callback-url (env PAY_CALLBACK_URL; asked for at a terminal). Without one, it goes to a receiver of this command's own on 127.0.0.1, which answers 200.
-The verify answer is worked out by the sandbox's own rule from the stored payment, without calling verify, so the verify journal and \`pay audit\` see only your code's calls.
+The verify answer comes from a real verify call, marked as the sandbox operator's (Pay-Sandbox-Operator), as every request of the CLI is: the verify journal shows it as the operator's, and \`pay audit\` and \`payment wait --verified\` judge only your code's calls.
 --callback plays a fault on the notification, as with \`pay payment simulate\`: ${namesWith('lost')} and ${namesWith('held')} send nothing (exit 0), ${LATE_MODE_USAGE} makes it late on the sandbox clock.
 Exits 8 when the callback was not delivered (the receiver answered non-2xx or not at all, or no attempt within --wait); 4 when create answers a failure (e.g. 104 for an unknown --merchant).`
 
@@ -69,7 +69,7 @@ Exits 8 when the callback was not delivered (the receiver answered non-2xx or no
 
     const given = flags['callback-url'] ? flags['callback-url'] : await this.askCallbackUrl()
     const { startListener } = await import('../src/callbacks/listener.js')
-    const { actAndWatch, callbackFailure, callbackLine, callbackOk, callbackReport, verifyAnswer } = await import('../src/cli/trigger.js')
+    const { actAndWatch, callbackFailure, callbackLine, callbackOk, callbackReport } = await import('../src/cli/trigger.js')
     const own = given === undefined ? await startListener({ port: 0, host: '127.0.0.1', onRequest: () => {} }) : undefined
     const callbackUrl = given ?? `${own!.url}/callback`
     try {
@@ -78,7 +78,7 @@ Exits 8 when the callback was not delivered (the receiver answered non-2xx or no
         this.failWithResult(`create answered result ${created.result} — ${created.message}`, ExitCode.specFailure)
         return created
       }
-      const checkoutUrl = client.checkoutUrl(created.trackId)
+      const checkoutUrl = await client.checkoutUrlOf(created.trackId)
       const watched = await actAndWatch(
         client,
         created.trackId,
@@ -93,8 +93,9 @@ Exits 8 when the callback was not delivered (the receiver answered non-2xx or no
       this.doneWorking()
       const delivery = watched.delivery && shownDelivery(watched.delivery)
       const callback = callbackReport(callbackUrl, delivery, own !== undefined)
-      const [{ payment }, merchants] = await Promise.all([client.getPayment(created.trackId), client.listMerchants()])
-      const verify = verifyAnswer(flags.merchant, payment, merchants)
+      // A real verify, marked as the operator's (as every request of the CLI is): what it prints is what verify
+      // answers, and the audit, the verify journal's checks and payment wait --verified leave it out.
+      const [{ payment }, verify] = await Promise.all([client.getPayment(created.trackId), client.verifyPayment({ merchant: flags.merchant, trackId: created.trackId })])
       const ok = callbackOk(callback, delivery)
 
       this.log(line`${paint(chalk.green, '✔')} Payment ${payment.trackId} is now ${status(payment.status)}`)

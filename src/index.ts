@@ -63,7 +63,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     if (tempDir) await rm(tempDir, { recursive: true, force: true })
     throw error
   }
-  const client = new SandboxClient(server.url, { keepAlive: true })
+  const publicUrl = server.info.settings?.publicUrl
+  const client = new SandboxClient(server.url, { keepAlive: true, ...(publicUrl !== undefined ? { publicUrl } : {}) })
   return {
     url: server.url,
     client,

@@ -29,12 +29,12 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs the real `pay` CLI (bin/run.js, compiled dist) as a process, with no TTY. */
-export function pay(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+/** Runs the real `pay` CLI (bin/run.js, compiled dist, or `bin` of another copy) as a process, with no TTY. */
+export function pay(args: string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; bin?: string } = {}): Promise<CliResult> {
   return new Promise((done) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [options.bin ?? BIN, ...args],
       {
         cwd: options.cwd ?? ROOT,
         env: { ...process.env, NO_COLOR: '1', CI: '1', ...options.env },

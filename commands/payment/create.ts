@@ -51,7 +51,7 @@ export default class PaymentCreate extends ClientCommand {
       this.failWithResult(`create answered result ${body.result} — ${body.message}`, ExitCode.specFailure)
       return body
     }
-    const checkoutUrl = client.checkoutUrl(body.trackId)
+    const checkoutUrl = await client.checkoutUrlOf(body.trackId)
     this.log(line`${paint(chalk.green, '✔')} Payment created`)
     this.log(fields([['trackId', body.trackId], ['checkout', checkoutUrl]]))
     if (flags.open) {

@@ -9,7 +9,7 @@ import { shownDelivery, shownPayment } from '../../src/domain/display.js'
 
 export default class PaymentShow extends ClientCommand {
   static override summary = 'Show one payment: its fields, state history, callback deliveries and verify calls'
-  static override description = `Verify calls are the merchant's verify requests for this payment, as the sandbox observed them: time, key (a key this sandbox does not know is shown by its first characters), result and amount answered. The latest 50 are kept, with the count of all. An entry shows once it is written (a verify answer never waits for it), so one made in the last few milliseconds may not show yet.`
+  static override description = `Verify calls are the verify requests for this payment, as the sandbox observed them: time, key (a key this sandbox does not know is shown by its first characters), result and amount answered. Those the sandbox's operator made (pay payment verify, pay trigger, a scenario checking as the operator) are marked "operator" and never count as the merchant's. The latest 50 are kept, with the count of all. An entry shows once it is written (a verify answer never waits for it), so one made in the last few milliseconds may not show yet.`
   static override examples = [
     '<%= config.bin %> <%= command.id %> Xq2w7Zb1Vh0Kc9LmN3pR4s',
     '<%= config.bin %> <%= command.id %> http://127.0.0.1:8787/pay/Xq2w7Zb1Vh0Kc9LmN3pR4s',
@@ -39,7 +39,7 @@ export default class PaymentShow extends ClientCommand {
         ['return URL', payment.returnUrl],
         ['description', payment.description],
         ['mobile', payment.mobile],
-        ['checkout', client.checkoutUrl(payment.trackId)],
+        ['checkout', await client.checkoutUrlOf(payment.trackId)],
         ['created', payment.createdAt],
         ['updated', payment.updatedAt],
       ]),
@@ -66,7 +66,11 @@ export default class PaymentShow extends ClientCommand {
           ['AT', 'KEY', 'RESULT', 'AMOUNT', 'STATUS THEN'],
           verifies.entries.map((e) => [
             e.at,
-            e.owner ? (e.key ?? '') : paint(chalk.yellow, `${e.key ?? e.keyHint ?? ''} (not the merchant's)`),
+            e.operator
+              ? paint(chalk.dim, `${e.key ?? e.keyHint ?? ''} (operator: not the merchant's call)`)
+              : e.owner
+                ? (e.key ?? '')
+                : paint(chalk.yellow, `${e.key ?? e.keyHint ?? ''} (not the merchant's)`),
             String(e.result),
             e.amount === undefined ? '' : formatAmount(e.amount),
             status(e.status),

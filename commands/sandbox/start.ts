@@ -29,6 +29,8 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     '<%= config.bin %> <%= command.id %> --host 0.0.0.0 --allowed-hosts sandbox',
     '<%= config.bin %> <%= command.id %> --payment-ttl 15m --block-time 30s',
     '<%= config.bin %> <%= command.id %> --callback-chaos 0.3 --seed 42',
+    '<%= config.bin %> <%= command.id %> --public-url https://pay-dev.example.test',
+    '<%= config.bin %> <%= command.id %> --telegram-allow-local-urls',
   ]
 
   static override flags = {
@@ -109,11 +111,13 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         ['data file', running.info.dataFile],
         ['merchant key', merchantKey ?? paint(chalk.yellow, 'none enabled — pay merchant create')],
         ['inspector', paint(chalk.cyan, `${running.url}/`)],
-        ['checkout', `${running.url}/pay/<trackId>`],
+        ['public URL', running.info.settings?.publicUrl],
+        ['checkout', `${running.info.settings?.publicUrl ?? running.url}/pay/<trackId>`],
         ['durability', config.durability === 'os' ? paint(chalk.yellow, 'os: acknowledged once the OS has a write (synced within 1 s); a power loss can lose the last second') : undefined],
         ['also answers', allowedHosts === 'all' ? chalk.red('any host name') : allowedHostsFlag(allowedHosts)],
         ['callbacks', describePolicy(running.callbacks.policy)],
         ...describeLab(draftOf(config)),
+        ['Bot API', config['telegram-allow-local-urls'] ? 'URL buttons may lead to local addresses (--telegram-allow-local-urls; Telegram refuses them)' : undefined],
         ['clock', running.clock.view().real ? undefined : `${running.clock.view().now} (ahead of real time; pay clock reset)`],
       ]),
     )

@@ -58,7 +58,7 @@ export default class SandboxStop extends ClientCommand {
 }
 
 async function answers(url: string): Promise<boolean> {
-  const probe = new SandboxClient(url)
+  const probe = new SandboxClient(url, { operator: true })
   try {
     await probe.raw({ method: 'GET', path: '/_sandbox/health', timeoutMs: 1000 })
     return true

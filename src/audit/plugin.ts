@@ -2,96 +2,11 @@ import type { FastifyInstance } from 'fastify'
 import type { SandboxClock } from '../clock/sandbox-clock.js'
 import { parseDuration } from '../domain/duration.js'
 import { SandboxError } from '../domain/outcomes.js'
+import type { WireProvider } from '../http/type-provider.js'
 import { json, replies } from '../http/schemas.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { audit, type AuditReport, type AuditSettings, CHECK_IDS, type CheckId, isCheckId } from './rules.js'
-
-const auditQuery = {
-  type: 'object',
-  properties: {
-    merchant: { type: 'string', minLength: 1, maxLength: 200, description: 'Only payments of this merchant API key.' },
-    trackId: { type: 'string', minLength: 1, maxLength: 200, description: 'Only this payment.' },
-    since: { type: 'string', minLength: 1, maxLength: 100, description: 'Only payments created since this time (ISO 8601), or this long ago on the sandbox clock (10m, 1h).' },
-    strict: { type: 'boolean', default: false, description: 'Warnings fail too.' },
-    ignore: { type: 'string', maxLength: 1000, description: `Checks to leave out, comma-separated: ${CHECK_IDS.join(', ')}.` },
-  },
-  additionalProperties: false,
-} as const
-
-const level = { type: 'string', enum: ['fail', 'warn', 'info'] } as const
-const verdict = { type: 'string', enum: ['pass', 'warn', 'fail'] } as const
-
-const reportSchema = {
-  type: 'object',
-  properties: {
-    ok: { type: 'boolean' },
-    verdict,
-    strict: { type: 'boolean' },
-    at: { type: 'string' },
-    settings: {
-      type: 'object',
-      properties: { graceMs: { type: 'integer' }, slowMs: { type: 'integer' }, pollWindowMs: { type: 'integer' }, pollMax: { type: 'integer' } },
-      required: ['graceMs', 'slowMs', 'pollWindowMs', 'pollMax'],
-      additionalProperties: false,
-    },
-    totals: {
-      type: 'object',
-      properties: {
-        payments: { type: 'integer' },
-        passed: { type: 'integer' },
-        fail: { type: 'integer' },
-        warn: { type: 'integer' },
-        info: { type: 'integer' },
-        waiting: { type: 'integer' },
-      },
-      required: ['payments', 'passed', 'fail', 'warn', 'info', 'waiting'],
-      additionalProperties: false,
-    },
-    counts: { type: 'object', additionalProperties: { type: 'integer' } },
-    checks: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { id: { type: 'string' }, level, title: { type: 'string' }, advice: { type: 'string' } },
-        required: ['id', 'level', 'title', 'advice'],
-        additionalProperties: false,
-      },
-    },
-    payments: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          trackId: { type: 'string' },
-          merchant: { type: 'string' },
-          status: { type: 'string' },
-          verdict,
-          findings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { check: { type: 'string' }, level, reason: { type: 'string' }, deliveryId: { type: 'string' }, at: { type: 'string' } },
-              required: ['check', 'level', 'reason'],
-              additionalProperties: false,
-            },
-          },
-        },
-        required: ['trackId', 'merchant', 'status', 'verdict', 'findings'],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ['ok', 'verdict', 'strict', 'at', 'settings', 'totals', 'counts', 'checks', 'payments'],
-  additionalProperties: false,
-} as const
-
-export interface AuditQuery {
-  merchant?: string
-  trackId?: string
-  since?: string
-  strict: boolean
-  ignore?: string
-}
+import { type AuditQuery, auditQuery, reportSchema } from './schemas.js'
 
 /** The audit of what the sandbox observed, read from the durable state. */
 export function runAudit(service: SandboxService, clock: SandboxClock, query: AuditQuery, settings: Partial<AuditSettings> = {}): AuditReport {
@@ -125,8 +40,9 @@ export function runAudit(service: SandboxService, clock: SandboxClock, query: Au
 
 /** GET /_sandbox/audit: a verdict on the merchant integration the sandbox observed. */
 export function auditPlugin(service: SandboxService, clock: SandboxClock, settings: Partial<AuditSettings> = {}) {
-  return async function (app: FastifyInstance): Promise<void> {
-    app.get<{ Querystring: AuditQuery }>(
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
+    app.get(
       '/_sandbox/audit',
       {
         schema: {

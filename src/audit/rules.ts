@@ -2,6 +2,7 @@ import { answered2xx, attemptsOf, reportedStatus } from '../callbacks/delivery.j
 import { formatDuration } from '../domain/duration.js'
 import { copiesOf, planOf } from '../domain/fault.js'
 import { canReach, paymentStatuses } from '../domain/payment.js'
+import { merchantEntries } from '../domain/verify-journal.js'
 import type { Delivery, DeliveryAttempt, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 
 /**
@@ -222,7 +223,8 @@ function auditPayment(
   const add = (check: CheckId, reason: string, extra: { deliveryId?: string; at?: string } = {}) =>
     findings.push({ check, level: all[check].level, reason, ...extra })
   let waiting = 0
-  const entries = journal?.entries ?? []
+  // The operator's verifies (the CLI, the inspector, a scenario checking as the operator) judge nothing.
+  const entries = merchantEntries(journal?.entries ?? [])
 
   for (const d of deliveries) {
     if (d.replayOf !== undefined) continue
@@ -262,7 +264,7 @@ function auditPayment(
 
   const burst = fastestBurst(entries, settings.pollWindowMs)
   if (burst.count > settings.pollMax) {
-    add('verify-polling', `${burst.count} verify calls within ${formatDuration(settings.pollWindowMs)} from ${burst.from}${journal && journal.count > entries.length ? ` (${journal.count} in all)` : ''}`, { at: burst.from })
+    add('verify-polling', `${burst.count} verify calls within ${formatDuration(settings.pollWindowMs)} from ${burst.from}${journal && journal.count > journal.entries.length ? ` (${journal.count} in all)` : ''}`, { at: burst.from })
   }
 
   for (const [field, url] of [['callbackUrl', payment.callbackUrl], ['returnUrl', payment.returnUrl]] as const) {

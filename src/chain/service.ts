@@ -1,34 +1,15 @@
 import type { SandboxClock, Timer } from '../clock/sandbox-clock.js'
 import { SandboxError } from '../domain/outcomes.js'
 import type { ChainOptions } from '../domain/settings.js'
-import type { Payment, PaymentStatus } from '../domain/types.js'
+import type { Payment } from '../domain/types.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { applyBlocks, DEFAULT_CONFIRMATIONS, MAX_BLOCKS_PER_MINE, requiredConfirmations } from './rules.js'
+import type { ChainView, MinedPayment, MineResult } from './schemas.js'
 
 export type { ChainOptions }
 
-/** A payment a block changed. */
-export interface MinedPayment {
-  trackId: string
-  status: PaymentStatus
-  confirmations: number
-  confirmationsRequired: number
-}
-
-export interface MineResult {
-  blocks: number
-  /** Blocks mined since the sandbox started. */
-  height: number
-  payments: MinedPayment[]
-}
-
-export interface ChainView {
-  /** Confirmations needed, per asset. */
-  confirmations: Record<string, number>
-  blockTimeMs?: number
-  height: number
-  unfinalized: number
-}
+/** What the chain routes answer (schemas.ts): its settings, and the blocks mined with the payments they changed. */
+export type { ChainView, MinedPayment, MineResult }
 
 /**
  * The sandbox's stand-in for the networks: a block adds a confirmation to every unfinalized payment, and one

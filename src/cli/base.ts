@@ -34,7 +34,8 @@ export abstract class PayCommand extends Command {
   private _client: SandboxClient | undefined
 
   protected client(url: string): SandboxClient {
-    this._client ??= new SandboxClient(url)
+    // Every request of the CLI is the developer's, not the merchant's code: marked, so the audit leaves it out.
+    this._client ??= new SandboxClient(url, { operator: true })
     return this._client
   }
 
@@ -184,10 +185,10 @@ export abstract class PayCommand extends Command {
    * A failure that still has a result to print (a spec failure answer, replays not delivered, a failed scenario):
    * the message goes to stderr and the exit code is set, while `run()` returns the result for stdout.
    */
-  protected failWithResult(message: string, exit: ExitCodeValue): void {
+  protected failWithResult(message: string, exit: ExitCodeValue, suggestions?: string[]): void {
     this.doneWorking()
     process.exitCode = exit
-    writeFailure(message)
+    writeFailure(message, suggestions ? { suggestions } : {})
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {

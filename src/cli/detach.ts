@@ -120,7 +120,7 @@ function startRecord(text: string): Omit<DetachedStart, 'log'> | undefined {
 }
 
 async function answers(url: string, pid: number): Promise<boolean> {
-  const client = new SandboxClient(url)
+  const client = new SandboxClient(url, { operator: true })
   try {
     return (await client.health()).pid === pid
   } catch {

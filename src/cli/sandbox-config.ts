@@ -2,13 +2,13 @@ import { resolve } from 'node:path'
 import { Flags, type Interfaces } from '@oclif/core'
 import { MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT_MS, MAX_WAIT_MS, parseSchedule, resolvePolicy, type CallbackPolicy } from '../callbacks/schedule.js'
 import { COMPACT_FORM, compactFault, type FaultRuleInput, inputOf, parseCompactFault } from '../domain/api-fault.js'
+import { parsePublicUrl } from '../domain/checkout-url.js'
 import { formatDuration, MAX_DURATION_MS, readDuration } from '../domain/duration.js'
 import { CALLBACK_MODE_RULE, CHAOS_NAMES, parseCallbackMode, writeCallbackMode } from '../domain/fault.js'
 import { MAX_CONFIRMATIONS } from '../domain/payment.js'
 import { type AllowedHosts, allowedHostsFlag, parseAllowedHosts } from '../domain/request-guard.js'
-import type { SandboxSettings } from '../domain/settings.js'
+import { DURABILITIES, type Durability, type SandboxSettings } from '../domain/settings.js'
 import type { StartOptions } from '../server/start.js'
-import { DURABILITIES, type Durability } from '../store/journal.js'
 import { usage } from './usage.js'
 
 /**
@@ -294,6 +294,32 @@ export const START_OPTIONS = {
     ...duration('block-time', { min: MIN_BLOCK_TIME_MS, max: MAX_DURATION_MS }),
     apply: (blockTimeMs, draft) => void (draft.chain = { ...draft.chain, blockTimeMs }),
     read: (settings) => settings.chain?.blockTimeMs,
+  }),
+  'public-url': option({
+    kind: 'string',
+    description:
+      'where customers and bots reach the sandbox (a tunnel, a LAN name), e.g. https://pay-dev.example.test: every checkout URL it hands out starts with it, and its host name is answered [default: the URL it listens on]',
+    env: 'PAY_SANDBOX_PUBLIC_URL',
+    parse(text) {
+      const parsed = parsePublicUrl(text)
+      if ('problem' in parsed) throw new RangeError(`--public-url ${parsed.problem}`)
+      return parsed.url
+    },
+    write: asText,
+    apply: (url, draft) => void (draft.publicUrl = url),
+    read: (settings) => settings.publicUrl,
+  }),
+  'telegram-allow-local-urls': option({
+    kind: 'boolean',
+    description:
+      "the Bot API emulator takes inline URL buttons to localhost, loopback addresses and dot-less names, which Telegram refuses (Wrong HTTP URL): to test a bot's button to a local checkout page [default: off, as on Telegram]",
+    env: 'PAY_SANDBOX_TELEGRAM_ALLOW_LOCAL_URLS',
+    parse: (on: boolean) => on,
+    write: () => '',
+    apply(on, draft) {
+      if (on) draft.telegram = { ...draft.telegram, allowLocalUrls: true }
+    },
+    read: (settings) => (settings.telegram?.allowLocalUrls ? true : undefined),
   }),
 }
 

@@ -1,10 +1,9 @@
 import chalk from 'chalk'
 import { isHeld } from '../callbacks/delivery.js'
-import type { Delivery, Merchant, Payment, SandboxClient, VerifyBody } from '../client/index.js'
+import type { Delivery, Payment, SandboxClient, VerifyBody } from '../client/index.js'
 import type { DeliveryState } from '../domain/types.js'
 import { formatDuration } from '../domain/duration.js'
 import { copiesOf, FaultReason, formatCallbackMode, planOf } from '../domain/fault.js'
-import { verifyOutcome } from '../domain/validate.js'
 import { line, paint, type Styled } from './format.js'
 
 /** How the payment's first notification went, as far as it got within the wait. */
@@ -144,16 +143,4 @@ export function callbackLine(callback: TriggerCallback, ok: boolean): Styled {
   const own = callback.ownReceiver ? paint(chalk.dim, " (pay trigger's own receiver: --callback-url for yours)") : ''
   const fault = callback.fault !== undefined ? paint(chalk.dim, ` [${callback.fault}]`) : ''
   return line`${mark} ${callback.url}${own}${answer}${fault}`
-}
-
-/**
- * What verify answers the merchant now, worked out by the sandbox's own rule from the payment as stored: no verify
- * call is made, so the verify journal, `pay payment wait --verified` and `pay audit` see only the merchant's own.
- */
-export function verifyAnswer(merchantKey: string, payment: Payment, merchants: Merchant[]): VerifyBody {
-  return verifyOutcome(
-    { merchant: merchantKey, trackId: payment.trackId },
-    (key) => merchants.find((m) => m.key === key),
-    (trackId) => (trackId === payment.trackId ? payment : undefined),
-  )
 }

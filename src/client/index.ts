@@ -1,40 +1,51 @@
 import { Agent, request as httpRequest } from 'node:http'
+import { OPERATOR_HEADER } from '../domain/operator.js'
+import type { AuditReport } from '../audit/rules.js'
+import type { AuditRequest } from '../audit/schemas.js'
+import type { ChainView, MineResult } from '../chain/schemas.js'
+import type { ClockChange, ClockView } from '../clock/schemas.js'
 import type { RequestErrorBody } from '../domain/outcomes.js'
-import type { Delivery, Merchant, Payment, PaymentStatus } from '../domain/types.js'
 import type { Outcome } from '../domain/payment.js'
-import type { VerifyBody } from '../domain/validate.js'
-import type { CreateBody } from '../service/sandbox.js'
-import type { SandboxInfo } from '../http/info.js'
 import type { ExportFile } from '../domain/transfer.js'
-import type { ImportResult, ResetResult } from '../service/transfer.js'
-import type { ChatBot, ChatMessage, ChatPress } from '../telegram/views.js'
+import type { Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
+import type { SandboxSettings } from '../domain/settings.js'
+import type { VerifyBody } from '../domain/validate.js'
 import { filterQuery, type RequestFilter } from '../inspector/request-filter.js'
 import type { RequestEntry } from '../inspector/request-entry.js'
-import type { ClockView } from '../clock/sandbox-clock.js'
-import type { ClockChange } from '../clock/service.js'
-import type { ChainView, MineResult } from '../chain/service.js'
-import type { AuditReport } from '../audit/rules.js'
-import type { VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { FaultRoute, FaultRule, FaultRuleInput } from '../domain/api-fault.js'
 import type { FaultHit } from '../domain/api-fault-hit.js'
+import type { RequestEventsQuery, RequestLogPage, RequestLogQuery } from '../inspector/schemas.js'
+import type { SandboxInfo } from '../http/info.js'
+import type {
+  CreateMerchantInput,
+  CreatePaymentInput,
+  DeliveryListQuery,
+  HealthAnswer,
+  ImportResult,
+  PaymentDetail,
+  PaymentListQuery,
+  ReplayInput,
+  ResetResult,
+  ShutdownAnswer,
+  SimulateInput,
+  VerifyPaymentInput,
+} from '../http/schemas.js'
+import type { CreateBody } from '../service/sandbox.js'
+import type { AddBotInput, ChatMessagesQuery, ChatPressInput, ChatRef, ChatSendInput } from '../telegram/chat-schemas.js'
+import type { ChatBot, ChatBotRef, ChatMessage, ChatMessages, ChatPress, ChatSent } from '../telegram/views.js'
 
+/*
+ * What the client sends and gets is typed by the routes' schemas (src/http/wire.ts): inputs and answers below
+ * are read from them, so the client and the server cannot disagree on a field. Records and the spec's answers
+ * are the domain's types, which the schemas document.
+ */
 export type { CreateBody, VerifyBody, Delivery, Merchant, Payment, PaymentStatus, Outcome, SandboxInfo }
 export type { ClockView, ClockChange, ChainView, MineResult, AuditReport, VerifyEntry, VerifyJournal }
-export type { ExportFile, ImportResult, ResetResult }
-export type { ChatBot, ChatMessage, ChatPress }
-export type { RequestEntry, RequestFilter }
+export type { ExportFile, ImportResult, ResetResult, ShutdownAnswer, PaymentDetail }
+export type { ChatBot, ChatBotRef, ChatMessage, ChatMessages, ChatPress, ChatSent, ChatRef, AddBotInput, ChatSendInput, ChatPressInput, ChatMessagesQuery }
+export type { RequestEntry, RequestFilter, RequestLogPage, RequestLogQuery, RequestEventsQuery }
+export type { CreatePaymentInput, VerifyPaymentInput, SimulateInput, CreateMerchantInput, PaymentListQuery, DeliveryListQuery, ReplayInput }
 export type { FaultHit, FaultRoute, FaultRule, FaultRuleInput }
-
-/** A page of the request log: entries oldest first, and where the log stands. */
-export interface RequestLogPage {
-  requests: RequestEntry[]
-  /** How many requests the sandbox keeps at most (in memory only). */
-  capacity: number
-  /** How many bytes (as JSON) the entries kept take at most. */
-  maxBytes: number
-  oldestSeq: number
-  latestSeq: number
-}
 
 /** What the request log's event stream says. */
 export type RequestLogEvent =
@@ -57,12 +68,6 @@ export type ChangeEvent =
  * ended without a word (the sandbox dropped a reader that fell behind; following again resumes).
  */
 export type FollowEnd = 'stopped' | 'aborted' | 'ended'
-
-/** Which bot and chat a chat call speaks in: the bot by token, @username or id (the only bot when omitted). */
-export interface ChatRef {
-  bot?: string
-  chat?: number
-}
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787'
 
@@ -106,60 +111,53 @@ export interface RawRequest {
   body?: unknown
   headers?: Record<string, string>
   timeoutMs?: number
+  /** Mark this request as the operator's, or not, whatever the client's default. */
+  operator?: boolean
 }
 
-export interface Health extends SandboxInfo {
-  ok: true
-  counts: { merchants: number; payments: number; deliveries: number }
-  /** The sandbox clock (sandboxes of this version and later). */
-  clock?: ClockView
-}
+/**
+ * What /_sandbox/health answers; its `clock` is what GET /_sandbox/clock answers, its `settings` what the sandbox runs
+ * with (sandboxes of this version and later).
+ */
+export type Health = Omit<HealthAnswer, 'clock' | 'settings'> & { clock?: ClockView; settings?: SandboxSettings }
 
-/** What `pay audit` asks for. */
-export interface AuditQuery {
-  merchant?: string
-  trackId?: string
-  /** An ISO time, or a duration back from the sandbox's time (10m). */
-  since?: string
-  strict?: boolean
-  /** Check ids to leave out. */
-  ignore?: string[]
-}
+/** What `pay audit` asks for: `ignore` as a list of check ids (sent comma-separated). */
+export type AuditQuery = Omit<AuditRequest, 'ignore'> & { ignore?: string[] }
 
-export interface CreatePaymentInput {
-  merchant: string
-  amount: number
-  callbackUrl: string
-  returnUrl?: string
-  description?: string
-  mobile?: string
-}
-
-export interface SimulateInput {
-  outcome: Outcome
-  amount?: number
-  asset?: string
-  /** What to do with the notification: a callback mode, e.g. `drop` or `delay=30s` (default: the sandbox's mode). */
-  callback?: string
+export interface SandboxClientOptions {
+  keepAlive?: boolean
+  /**
+   * Mark every request as the sandbox operator's (`Pay-Sandbox-Operator: 1`): its verify calls are recorded as the
+   * operator's and left out of the merchant's audit. The pay CLI sets it; a merchant's code must not.
+   */
+  operator?: boolean
+  /** The sandbox's public URL (`--public-url`), for checkout URLs; learned from health when not given. */
+  publicUrl?: string
 }
 
 /** Typed client of a running sandbox: the spec API and the /_sandbox control API. */
 export class SandboxClient {
   readonly url: string
+  /** Requests are marked as the operator's. */
+  readonly operator: boolean
   private readonly agent: Agent
   private readonly base: URL
+  /** Where checkout URLs start: the public URL the sandbox answers health with, else this client's URL. */
+  private publicBase: string | undefined
 
-  constructor(url: string = DEFAULT_URL, options: { keepAlive?: boolean } = {}) {
+  constructor(url: string = DEFAULT_URL, options: SandboxClientOptions = {}) {
     this.url = url.replace(/\/+$/, '')
     this.base = new URL(this.url)
     this.agent = new Agent({ keepAlive: options.keepAlive ?? false })
+    this.operator = options.operator ?? false
+    this.publicBase = options.publicUrl?.replace(/\/+$/, '')
   }
 
   /** Any request, answered as it came; only an unreachable sandbox throws. */
   raw(req: RawRequest): Promise<RawResponse> {
     const payload =
       req.body === undefined || typeof req.body === 'string' || Buffer.isBuffer(req.body) ? req.body : JSON.stringify(req.body)
-    const headers: Record<string, string> = { accept: 'application/json', ...req.headers }
+    const headers: Record<string, string> = { accept: 'application/json', ...((req.operator ?? this.operator) ? { [OPERATOR_HEADER]: '1' } : {}), ...req.headers }
     if (payload !== undefined) {
       headers['content-type'] ??= 'application/json'
       headers['content-length'] = String(Buffer.byteLength(payload))
@@ -195,10 +193,10 @@ export class SandboxClient {
   }
 
   /** A JSON request that must succeed (2xx); a request error throws SandboxApiError. */
-  private async call<T>(method: string, path: string, body?: unknown, timeoutMs?: number): Promise<T> {
+  private async call<T>(method: string, path: string, body?: unknown, timeoutMs?: number, operator?: boolean): Promise<T> {
     // The sandbox refuses a POST that does not say application/json, body or not.
     if (body === undefined && method !== 'GET' && method !== 'HEAD') body = {}
-    const res = await this.raw({ method, path, body, ...(timeoutMs !== undefined ? { timeoutMs } : {}) })
+    const res = await this.raw({ method, path, body, ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(operator !== undefined ? { operator } : {}) })
     if (res.status >= 200 && res.status < 300 && res.json !== undefined) return res.json as T
     const err = res.json as Partial<RequestErrorBody> | undefined
     if (err && typeof err.message === 'string' && typeof err.error === 'string') {
@@ -213,18 +211,34 @@ export class SandboxClient {
     return this.call('POST', '/api/v1/request', input)
   }
 
-  verifyPayment(input: { merchant: string; trackId: string }): Promise<VerifyBody> {
-    return this.call('POST', '/api/v1/verify', input)
+  /**
+   * The spec's verify. `operator` marks the call as the sandbox operator's (left out of the merchant's audit) or
+   * not, whatever the client's default; a call that plays the merchant passes `operator: false`.
+   */
+  verifyPayment(input: VerifyPaymentInput, options: { operator?: boolean } = {}): Promise<VerifyBody> {
+    return this.call('POST', '/api/v1/verify', input, undefined, options.operator)
   }
 
+  /**
+   * The checkout page of a payment, under the sandbox's public URL when it has one (`--public-url`) and the
+   * client knows it (given, or learned from health), else under this client's URL. See checkoutUrlOf.
+   */
   checkoutUrl(trackId: string): string {
-    return `${this.url}/pay/${encodeURIComponent(trackId)}`
+    return `${this.publicBase ?? this.url}/pay/${encodeURIComponent(trackId)}`
+  }
+
+  /** The checkout page of a payment, asking the sandbox for its public URL first when the client does not know it. */
+  async checkoutUrlOf(trackId: string): Promise<string> {
+    if (this.publicBase === undefined) await this.health()
+    return this.checkoutUrl(trackId)
   }
 
   // ── control API ───────────────────────────────────────────────────────
 
-  health(): Promise<Health> {
-    return this.call('GET', '/_sandbox/health')
+  async health(): Promise<Health> {
+    const health = await this.call<Health>('GET', '/_sandbox/health')
+    this.publicBase ??= health.settings?.publicUrl?.replace(/\/+$/, '') ?? this.url
+    return health
   }
 
   async simulate(trackId: string, input: SimulateInput): Promise<Payment> {
@@ -233,11 +247,11 @@ export class SandboxClient {
   }
 
   /** A payment with its callback deliveries and its verify journal (entries shown once written). */
-  getPayment(trackId: string): Promise<{ payment: Payment; deliveries: Delivery[]; verifies: VerifyJournal }> {
+  getPayment(trackId: string): Promise<PaymentDetail> {
     return this.call('GET', `/_sandbox/payments/${encodeURIComponent(trackId)}`)
   }
 
-  async listPayments(filter: { status?: PaymentStatus; merchant?: string; limit?: number } = {}): Promise<Payment[]> {
+  async listPayments(filter: PaymentListQuery = {}): Promise<Payment[]> {
     const query = new URLSearchParams()
     for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v))
     const qs = query.size > 0 ? `?${query}` : ''
@@ -248,7 +262,7 @@ export class SandboxClient {
     return (await this.call<{ merchants: Merchant[] }>('GET', '/_sandbox/merchants')).merchants
   }
 
-  async createMerchant(input: { key?: string; name?: string } = {}): Promise<Merchant> {
+  async createMerchant(input: CreateMerchantInput = {}): Promise<Merchant> {
     return (await this.call<{ merchant: Merchant }>('POST', '/_sandbox/merchants', input)).merchant
   }
 
@@ -261,7 +275,7 @@ export class SandboxClient {
   // ── callback deliveries ───────────────────────────────────────────────
 
   /** Deliveries in creation order, newest last; `limit` keeps the newest. */
-  async listDeliveries(filter: { trackId?: string; state?: Delivery['state']; limit?: number } = {}): Promise<Delivery[]> {
+  async listDeliveries(filter: DeliveryListQuery = {}): Promise<Delivery[]> {
     const query = new URLSearchParams()
     for (const [k, v] of Object.entries(filter)) if (v !== undefined) query.set(k, String(v))
     const qs = query.size > 0 ? `?${query}` : ''
@@ -276,7 +290,7 @@ export class SandboxClient {
    * Sends a delivery's body again (one attempt) to its URL or `to`; `ref` is a delivery id or a trackId (its
    * latest delivery). Resolves with the new delivery once the attempt is over.
    */
-  async replayDelivery(ref: string, options: { to?: string } = {}): Promise<Delivery> {
+  async replayDelivery(ref: string, options: ReplayInput = {}): Promise<Delivery> {
     const body = options.to !== undefined ? { to: options.to } : {}
     // The sandbox answers after the attempt, which may take up to its callback timeout (at most 60 s).
     return (await this.call<{ delivery: Delivery }>('POST', `/_sandbox/deliveries/${encodeURIComponent(ref)}/replay`, body, 90_000))
@@ -349,31 +363,31 @@ export class SandboxClient {
   }
 
   /** Registers a bot token with a username (bots are also registered on their first Bot API call). */
-  async addBot(input: { token: string; username?: string; firstName?: string }): Promise<ChatBot> {
+  async addBot(input: AddBotInput): Promise<ChatBot> {
     return (await this.call<{ bot: ChatBot }>('POST', '/_sandbox/chat/bots', input)).bot
   }
 
   /** A chat's messages, oldest first; `after` keeps those with a higher message id. */
-  chatMessages(ref: ChatRef & { after?: number; limit?: number } = {}): Promise<{ bot: { id: number; username: string }; chat: number; messages: ChatMessage[] }> {
+  chatMessages(ref: ChatMessagesQuery = {}): Promise<ChatMessages> {
     const query = new URLSearchParams()
     for (const [k, v] of Object.entries(ref)) if (v !== undefined) query.set(k, String(v))
     return this.call('GET', `/_sandbox/chat/messages${query.size > 0 ? `?${query}` : ''}`)
   }
 
   /** The simulated customer sends text (a command, a reply) to the bot. */
-  chatSend(input: ChatRef & { text: string }): Promise<{ bot: { id: number; username: string }; chat: number; message: ChatMessage }> {
+  chatSend(input: ChatSendInput): Promise<ChatSent> {
     return this.call('POST', '/_sandbox/chat/send', input)
   }
 
   /** The simulated customer presses a button by its text; `wait` ms for the bot's answer to a callback button. */
-  chatPress(input: ChatRef & { button: string; messageId?: number; wait?: number }): Promise<ChatPress> {
+  chatPress(input: ChatPressInput): Promise<ChatPress> {
     return this.call('POST', '/_sandbox/chat/press', input, 15_000)
   }
 
   // ── the request log ───────────────────────────────────────────────────
 
   /** Requests the sandbox answered, oldest first (newest last); `limit` keeps the newest N, `after` those after a seq. */
-  listRequests(filter: RequestFilter & { after?: number; limit?: number } = {}): Promise<RequestLogPage> {
+  listRequests(filter: RequestLogQuery = {}): Promise<RequestLogPage> {
     const query = filterQuery(filter)
     if (filter.after !== undefined) query.set('after', String(filter.after))
     if (filter.limit !== undefined) query.set('limit', String(filter.limit))
@@ -387,7 +401,7 @@ export class SandboxClient {
    * Resolves with why it ended once it was open; rejects with SandboxUnreachableError when it cannot be opened.
    */
   followRequests(
-    filter: RequestFilter & { after?: number },
+    filter: RequestEventsQuery,
     onEvent: (event: RequestLogEvent) => void | Promise<void>,
     options: { signal?: AbortSignal; onOpen?: () => void } = {},
   ): Promise<FollowEnd> {
@@ -429,7 +443,7 @@ export class SandboxClient {
     return new Promise((resolve, reject) => {
       let stopped = false
       let open = false
-      const r = httpRequest(target, { method: 'GET', headers: { accept: 'text/event-stream' }, agent: this.agent }, (res) => {
+      const r = httpRequest(target, { method: 'GET', headers: { accept: 'text/event-stream', ...(this.operator ? { [OPERATOR_HEADER]: '1' } : {}) }, agent: this.agent }, (res) => {
         if (res.statusCode !== 200) {
           const chunks: Buffer[] = []
           res.on('data', (c: Buffer) => chunks.push(c))
@@ -502,7 +516,7 @@ export class SandboxClient {
   // ── lifecycle ─────────────────────────────────────────────────────────
 
   /** Asks the sandbox to stop as on SIGTERM: it answers, finishes in-flight requests, saves and exits. */
-  shutdown(): Promise<{ ok: true; stopping: true; pid: number; url: string }> {
+  shutdown(): Promise<ShutdownAnswer> {
     return this.call('POST', '/_sandbox/shutdown', {})
   }
 

@@ -1,61 +1,23 @@
 import type { FastifyInstance } from 'fastify'
 import { CLOCK_LATEST } from '../domain/clock-range.js'
-import { MAX_DURATION_MS } from '../domain/duration.js'
+import type { WireProvider } from '../http/type-provider.js'
 import { emptyBody, json, noQuery, replies } from '../http/schemas.js'
+import { advanceBody, clockChange, clockViewSchema, setBody } from './schemas.js'
 import type { ClockService } from './service.js'
-
-export const clockViewSchema = {
-  type: 'object',
-  description: 'The sandbox clock.',
-  properties: {
-    now: { type: 'string', description: 'The sandbox time (ISO 8601).' },
-    realNow: { type: 'string', description: 'Real time.' },
-    aheadMs: { type: 'integer', description: 'How far the sandbox time is ahead of real time, in ms.' },
-    offsetMs: { type: 'number', description: 'The offset added to real time.' },
-    holdingUntil: { type: 'string', description: 'Reset while ahead: the time stands still until real time reaches this.' },
-    real: { type: 'boolean', description: 'The clock is at real time.' },
-  },
-  required: ['now', 'realNow', 'aheadMs', 'offsetMs', 'real'],
-  additionalProperties: false,
-} as const
-
-const clockChange = {
-  type: 'object',
-  properties: {
-    clock: clockViewSchema,
-    fired: { type: 'integer', description: 'Timers the move made due and fired (retries, expiries, blocks).' },
-  },
-  required: ['clock', 'fired'],
-  additionalProperties: false,
-} as const
-
-const advanceBody = {
-  type: 'object',
-  properties: { ms: { type: 'integer', minimum: 1, maximum: MAX_DURATION_MS, description: `How far to move the clock forward, in ms; the clock goes no later than ${CLOCK_LATEST}.` } },
-  required: ['ms'],
-  additionalProperties: false,
-} as const
-
-const setBody = {
-  type: 'object',
-  properties: { time: { type: 'string', minLength: 1, maxLength: 100, description: `The time to move to (ISO 8601); never earlier than the sandbox time, never later than ${CLOCK_LATEST}.` } },
-  required: ['time'],
-  additionalProperties: false,
-} as const
-
 
 const tags = ['Lab']
 
 /** The sandbox clock under /_sandbox/clock: show, advance, set, reset. */
 export function clockPlugin(clock: ClockService) {
-  return async function (app: FastifyInstance): Promise<void> {
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
     app.get(
       '/_sandbox/clock',
       { schema: { tags, summary: 'The sandbox clock', querystring: noQuery, response: replies('GET', { 200: json('the clock', clockViewSchema) }) } },
       async () => clock.view(),
     )
 
-    app.post<{ Body: { ms: number } }>(
+    app.post(
       '/_sandbox/clock/advance',
       {
         schema: {
@@ -68,7 +30,7 @@ export function clockPlugin(clock: ClockService) {
       async (request) => clock.advance(request.body.ms),
     )
 
-    app.post<{ Body: { time: string } }>(
+    app.post(
       '/_sandbox/clock/set',
       {
         schema: {

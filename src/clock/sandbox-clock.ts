@@ -2,6 +2,7 @@ import { CLOCK_LATEST, CLOCK_LATEST_MS, CLOCK_RANGE } from '../domain/clock-rang
 import { formatDuration } from '../domain/duration.js'
 import type { ClockRecord } from '../domain/types.js'
 import { TimerHeap, type TimerEntry, type TimerTask } from './timers.js'
+import type { ClockView } from './schemas.js'
 
 export type { ClockRecord }
 
@@ -29,20 +30,8 @@ export interface Timer {
   cancel(): void
 }
 
-/** What `pay clock` shows. */
-export interface ClockView {
-  /** The sandbox's time. */
-  now: string
-  /** Real time. */
-  realNow: string
-  /** How far the sandbox's time is ahead of real time, in ms (0 at real time). */
-  aheadMs: number
-  offsetMs: number
-  /** The clock was reset while ahead: it stands still until real time catches up. */
-  holdingUntil?: string
-  /** At real time: no offset and nothing held. */
-  real: boolean
-}
+/** What `pay clock` shows: the answer of GET /_sandbox/clock (schemas.ts). */
+export type { ClockView }
 
 /** A move of the clock, worked out before it is saved and applied once it is durable. */
 export interface ClockMove {
@@ -105,7 +94,12 @@ export class SandboxClock {
   }
 
   nowMs(): number {
-    const t = Math.min(this.pinned ? this.pinned.stamp : Math.max(this.hold, this.realTime() + this.offset), CLOCK_LATEST_MS)
+    return this.nowAt(this.realTime())
+  }
+
+  /** The sandbox's time when real time is `real` (read once by a move, which works out both from it). */
+  private nowAt(real: number): number {
+    const t = Math.min(this.pinned ? this.pinned.stamp : Math.max(this.hold, real + this.offset), CLOCK_LATEST_MS)
     if (t > this.last) this.last = t
     return this.last
   }
@@ -122,8 +116,8 @@ export class SandboxClock {
   }
 
   view(): ClockView {
-    const now = this.nowMs()
     const real = this.realTime()
+    const now = this.nowAt(real)
     const holding = this.offset === 0 && this.hold > real
     return {
       now: new Date(now).toISOString(),
@@ -139,13 +133,14 @@ export class SandboxClock {
 
   /** The move to `ms` milliseconds from now; a RangeError when that is past CLOCK_LATEST. */
   advanceBy(ms: number): ClockMove {
-    const now = this.nowMs()
+    const real = this.realTime()
+    const now = this.nowAt(real)
     if (now + ms > CLOCK_LATEST_MS) {
       throw new RangeError(
         `the sandbox clock goes no later than ${CLOCK_LATEST}: it is at ${new Date(now).toISOString()}, and ${formatDuration(ms)} more would pass that`,
       )
     }
-    return this.moveTo(now + ms)
+    return this.moveTo(now + ms, real)
   }
 
   /**
@@ -153,14 +148,15 @@ export class SandboxClock {
    * later than CLOCK_LATEST. `text` is the time as asked, for the message.
    */
   setTo(time: number, text = String(time)): ClockMove {
-    const now = this.nowMs()
+    const real = this.realTime()
+    const now = this.nowAt(real)
     if (time > CLOCK_LATEST_MS) throw new RangeError(`the sandbox clock can be set ${CLOCK_RANGE} (got ${text})`)
     if (time < now) {
       throw new RangeError(
         `${new Date(time).toISOString()} is before the sandbox clock's time ${new Date(now).toISOString()}; the clock only moves forward (pay clock reset goes back to real time once real time catches up)`,
       )
     }
-    return this.moveTo(time)
+    return this.moveTo(time, real)
   }
 
   /** Back to real time: the offset goes, and the time stands still until real time reaches it. */
@@ -170,8 +166,12 @@ export class SandboxClock {
     return { record: now > real ? { offsetMs: 0, holdUntil: new Date(now).toISOString() } : REAL_TIME, jumpMs: 0, target: now }
   }
 
-  private moveTo(target: number): ClockMove {
-    return { record: { offsetMs: target - this.realTime(), holdUntil: new Date(target).toISOString() }, jumpMs: target - this.nowMs(), target }
+  /**
+   * Both the offset and the jump from one reading of real time (`real`, the one `now` was read at): an advance by
+   * an hour puts the clock exactly an hour ahead, however long the machine takes between two readings.
+   */
+  private moveTo(target: number, real: number): ClockMove {
+    return { record: { offsetMs: target - real, holdUntil: new Date(target).toISOString() }, jumpMs: target - this.nowAt(real), target }
   }
 
   /**

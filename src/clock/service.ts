@@ -2,13 +2,10 @@ import { SandboxError } from '../domain/outcomes.js'
 import { brief } from '../domain/brief.js'
 import { CLOCK_RANGE } from '../domain/clock-range.js'
 import type { Store } from '../store/store.js'
-import type { ClockMove, ClockView, SandboxClock } from './sandbox-clock.js'
+import type { ClockMove, SandboxClock } from './sandbox-clock.js'
+import type { ClockChange, ClockView } from './schemas.js'
 
-export interface ClockChange {
-  clock: ClockView
-  /** Timers the move made due and fired: retries, expiries, blocks. */
-  fired: number
-}
+export type { ClockChange }
 
 /**
  * Moves of the sandbox clock, one at a time: each is saved before it takes effect (so a restart keeps it), then

@@ -49,6 +49,7 @@ const verifyEntry = {
     result: { type: 'integer', minimum: 100, maximum: 999 },
     amount: { type: 'number', format: 'amount' },
     status: { type: 'string', enum: paymentStatuses },
+    operator: { const: true },
   } satisfies FieldsOf<VerifyEntry>,
   required: ['trackId', 'at', 'owner', 'result', 'status'],
   additionalProperties: false,

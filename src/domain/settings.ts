@@ -61,4 +61,8 @@ export interface SandboxSettings {
   files?: StartFiles
   /** API fault rules played from the start, as given (`pay sandbox start --api-fault`). */
   apiFaults?: readonly FaultRuleInput[]
+  /** Where customers and bots reach the sandbox (a tunnel, a LAN name): checkout URLs start with it. */
+  publicUrl?: string
+  /** The Bot API emulator: URL buttons may lead to local addresses, which Telegram refuses. */
+  telegram?: { allowLocalUrls?: boolean }
 }

@@ -115,6 +115,11 @@ export interface VerifyEntry {
   amount?: number
   /** The payment's status when it was verified. */
   status: PaymentStatus
+  /**
+   * Made by the sandbox's operator (the pay CLI, the inspector, a scenario step checking as the operator), marked
+   * with the operator header: shown, and left out of every judgement of the merchant.
+   */
+  operator?: true
 }
 
 /** A payment's verify journal: the latest entries and how many there were in all. */

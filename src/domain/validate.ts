@@ -94,10 +94,13 @@ export function checkCreate(body: Record<string, unknown>, findMerchant: (key: s
   return { ok: true, fields }
 }
 
+/** The failures a merchant key alone can give: unknown (104) or disabled (103). */
+export type MerchantFailure = (typeof failures)['invalidApiKey' | 'merchantDisabled']
+
 export function checkMerchant(
   key: unknown,
   findMerchant: (key: string) => Merchant | undefined,
-): { merchant: Merchant } | { failure: SpecFailure } {
+): { merchant: Merchant } | { failure: MerchantFailure } {
   const merchant = typeof key === 'string' && key.length > 0 ? findMerchant(key) : undefined
   if (!merchant) return { failure: failures.invalidApiKey }
   if (!merchant.enabled) return { failure: failures.merchantDisabled }
@@ -126,7 +129,7 @@ export type VerifyBody =
   | { result: 202; amount: number }
   | { result: 203; amount: number }
   | { result: 203; message: typeof SpecMessage.invalidTrackId }
-  | SpecFailure
+  | MerchantFailure
 
 /**
  * The verify answer for a merchant and the payment found under the trackId (undefined when there is none).

@@ -12,7 +12,7 @@ const HINT_CHARS = 4
  * dashboard anyway); an unknown one only by its first characters and length, since it may be a production key
  * sent to the sandbox by mistake.
  */
-export function verifyEntry(input: { payment: Payment; key: unknown; merchant: Merchant | undefined; answer: VerifyBody; at: string }): VerifyEntry {
+export function verifyEntry(input: { payment: Payment; key: unknown; merchant: Merchant | undefined; answer: VerifyBody; at: string; operator?: boolean }): VerifyEntry {
   const { payment, merchant, answer } = input
   return {
     trackId: payment.trackId,
@@ -22,7 +22,13 @@ export function verifyEntry(input: { payment: Payment; key: unknown; merchant: M
     result: answer.result,
     ...('amount' in answer ? { amount: answer.amount } : {}),
     status: payment.status,
+    ...(input.operator ? { operator: true as const } : {}),
   }
+}
+
+/** The entries the merchant made: the operator's (the CLI, the inspector, a scenario checking) are left out. */
+export function merchantEntries(entries: readonly VerifyEntry[]): VerifyEntry[] {
+  return entries.filter((e) => e.operator !== true)
 }
 
 /** `sk_l… (32 characters)`, `(no key)`, `(a number)`. */
@@ -38,11 +44,11 @@ export function lastStatusChange(payment: Payment): string {
   return payment.history.at(-1)?.at ?? payment.updatedAt
 }
 
-/** The owner's entries at or after `since` (an ISO time), oldest first. */
+/** The owner's entries at or after `since` (an ISO time), oldest first; the operator's are not the owner's. */
 export function ownerVerifiesSince(journal: VerifyJournal | undefined, since: string): VerifyEntry[] {
   if (!journal) return []
   const from = Date.parse(since)
-  return journal.entries.filter((e) => e.owner && Date.parse(e.at) >= from)
+  return journal.entries.filter((e) => e.owner && e.operator !== true && Date.parse(e.at) >= from)
 }
 
 /**

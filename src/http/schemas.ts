@@ -2,9 +2,11 @@
 
 import { deliveryStates, REPLAY_URL_MAX } from '../domain/callback.js'
 import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE } from '../domain/fault.js'
-import { failures, RequestError, type RequestErrorKind, SpecMessage, SpecResult } from '../domain/outcomes.js'
+import { failures, RequestError, type RequestErrorBody, type RequestErrorKind, type SpecApiErrorBody, SpecMessage, SpecResult } from '../domain/outcomes.js'
 import { MAX_AMOUNT, outcomes, paymentStatuses } from '../domain/payment.js'
 import { LIMITS } from '../domain/validate.js'
+import type { VerifyJournal } from '../domain/types.js'
+import type { Agree, Answer, Check, RecordName, Sent } from '../http/wire.js'
 
 export const anyObject = { type: 'object' } as const
 
@@ -33,6 +35,8 @@ export const specCreateResponse = {
     specFailure,
   ],
 } as const
+/** What create answers, as documented; the service's own type (CreateBody) is checked against it below. */
+export type CreateAnswer = Answer<typeof specCreateResponse>
 
 export const specVerifyResponse = {
   description: 'every outcome the spec defines is HTTP 200; `result` says which',
@@ -60,6 +64,7 @@ export const specVerifyResponse = {
     },
   ],
 } as const
+export type VerifyAnswer = Answer<typeof specVerifyResponse>
 
 /** The create body as the document states it; the route takes any object, so the spec's own codes answer the rest. */
 export const specCreateBody = {
@@ -74,6 +79,8 @@ export const specCreateBody = {
   },
   required: ['merchant', 'amount', 'callbackUrl'],
 } as const
+/** A create request as the document states it (the spec's own codes answer anything else). */
+export type CreatePaymentInput = Sent<typeof specCreateBody>
 
 export const specVerifyBody = {
   type: 'object',
@@ -83,6 +90,7 @@ export const specVerifyBody = {
   },
   required: ['merchant', 'trackId'],
 } as const
+export type VerifyPaymentInput = Sent<typeof specVerifyBody>
 
 export const trackIdParams = {
   type: 'object',
@@ -122,6 +130,7 @@ export const simulateBody = {
   required: ['outcome'],
   additionalProperties: false,
 } as const
+export type SimulateInput = Sent<typeof simulateBody>
 
 export const createMerchantBody = {
   type: 'object',
@@ -131,6 +140,7 @@ export const createMerchantBody = {
   },
   additionalProperties: false,
 } as const
+export type CreateMerchantInput = Sent<typeof createMerchantBody>
 
 export const paymentListQuery = {
   type: 'object',
@@ -141,6 +151,7 @@ export const paymentListQuery = {
   },
   additionalProperties: false,
 } as const
+export type PaymentListQuery = Sent<typeof paymentListQuery>
 
 export const deliveryListQuery = {
   type: 'object',
@@ -151,6 +162,7 @@ export const deliveryListQuery = {
   },
   additionalProperties: false,
 } as const
+export type DeliveryListQuery = Sent<typeof deliveryListQuery>
 
 export const refParams = {
   type: 'object',
@@ -163,6 +175,7 @@ export const replayBody = {
   properties: { to: { type: 'string', minLength: 1, maxLength: REPLAY_URL_MAX } },
   additionalProperties: false,
 } as const
+export type ReplayInput = Sent<typeof replayBody>
 
 // ── Responses. They document; they never reshape an answer (app.ts serializes every body with JSON.stringify). ──
 
@@ -170,7 +183,7 @@ export const replayBody = {
 /** A payment's verify journal: the latest verify calls, oldest first, and how many there were in all. */
 export const verifyJournal = {
   type: 'object',
-  description: 'the merchant\'s verify calls of this payment, as the sandbox observed them',
+  description: 'the verify calls of this payment, as the sandbox observed them: the merchant\'s, and the operator\'s (marked)',
   properties: {
     trackId: { type: 'string' },
     count: { type: 'integer', description: 'verify calls in all' },
@@ -188,6 +201,7 @@ export const verifyJournal = {
           result: { type: 'integer' },
           amount: { type: 'number' },
           status: { type: 'string', enum: paymentStatuses, description: 'the payment\'s status when it was verified' },
+          operator: { type: 'boolean', const: true, description: 'made by the sandbox\'s operator (the pay CLI, the inspector, a scenario checking as the operator: the Pay-Sandbox-Operator header), not by the merchant; audits leave it out' },
         },
         required: ['trackId', 'at', 'owner', 'result', 'status'],
       },
@@ -195,16 +209,33 @@ export const verifyJournal = {
   },
   required: ['trackId', 'count', 'entries'],
 } as const
+type _VerifyJournal = Check<Agree<Answer<typeof verifyJournal>, VerifyJournal>>
 
-export const record = (name: 'Merchant' | 'Payment' | 'Delivery' | 'ExportFile') => ({ $ref: `${name}#` }) as const
+export const record = <N extends RecordName>(name: N) => ({ $ref: `${name}#` }) as { readonly $ref: `${N}#` }
 
 /** `{name: <record>}` */
-export const one = (field: string, name: 'Merchant' | 'Payment' | 'Delivery') =>
-  ({ type: 'object', properties: { [field]: record(name) }, required: [field] }) as const
+export const one = <F extends string, N extends Exclude<RecordName, 'ExportFile'>>(field: F, name: N) =>
+  ({ type: 'object', properties: { [field]: record(name) }, required: [field] }) as unknown as {
+    readonly type: 'object'
+    readonly properties: { readonly [K in F]: ReturnType<typeof record<N>> }
+    readonly required: readonly [F]
+  }
 
 /** `{name: [<record>…]}` */
-export const many = (field: string, name: 'Merchant' | 'Payment' | 'Delivery') =>
-  ({ type: 'object', properties: { [field]: { type: 'array', items: record(name) } }, required: [field] }) as const
+export const many = <F extends string, N extends Exclude<RecordName, 'ExportFile'>>(field: F, name: N) =>
+  ({ type: 'object', properties: { [field]: { type: 'array', items: record(name) } }, required: [field] }) as unknown as {
+    readonly type: 'object'
+    readonly properties: { readonly [K in F]: { readonly type: 'array'; readonly items: ReturnType<typeof record<N>> } }
+    readonly required: readonly [F]
+  }
+
+/** A payment with its callback deliveries and its verify journal. */
+export const paymentDetail = {
+  type: 'object',
+  properties: { payment: record('Payment'), deliveries: { type: 'array', items: record('Delivery') }, verifies: verifyJournal },
+  required: ['payment', 'deliveries', 'verifies'],
+} as const
+export type PaymentDetail = Answer<typeof paymentDetail>
 
 /** Body-less POSTs send `{}` (src/http/body.ts reads an empty JSON body as {}). */
 export const emptyBody = { type: 'object', additionalProperties: false, description: 'send `{}` (or nothing, with `Content-Type: application/json`)' } as const
@@ -223,7 +254,7 @@ export const healthResponse = {
     settings: {
       type: 'object',
       additionalProperties: true,
-      description: 'what the sandbox runs with: its start options once defaults are filled in (host, port, dataFile, durability, allowedHosts, callbacks, callbackFaults, paymentTtlMs, chain, quiet, files)',
+      description: 'what the sandbox runs with: its start options once defaults are filled in (host, port, dataFile, durability, allowedHosts, callbacks, callbackFaults, paymentTtlMs, chain, quiet, files, publicUrl: where checkout URLs start, telegram.allowLocalUrls)',
     },
     counts: {
       type: 'object',
@@ -235,25 +266,39 @@ export const healthResponse = {
   required: ['ok', 'name', 'version', 'url', 'dataFile', 'pid', 'startedAt', 'counts'],
   additionalProperties: true,
 } as const
+/** The health answer; its `clock` is GET /_sandbox/clock's answer (the client names it). */
+export type HealthAnswer = Answer<typeof healthResponse>
 
-const counts = { type: 'object', properties: { merchants: { type: 'integer' }, payments: { type: 'integer' }, deliveries: { type: 'integer' } } } as const
+const counts = {
+  type: 'object',
+  properties: { merchants: { type: 'integer' }, payments: { type: 'integer' }, deliveries: { type: 'integer' } },
+  required: ['merchants', 'payments', 'deliveries'],
+} as const
 
 export const resetResponse = {
   type: 'object',
   properties: {
-    cleared: { type: 'object', properties: { ...counts.properties, faults: { type: 'integer', description: 'API fault rules removed' } } },
-    kept: { type: 'object', properties: { merchants: { type: 'integer' } } },
+    cleared: {
+      type: 'object',
+      description: 'payments, deliveries and API fault rules removed',
+      properties: { payments: { type: 'integer' }, deliveries: { type: 'integer' }, faults: { type: 'integer', description: 'API fault rules removed' } },
+      required: ['payments', 'deliveries', 'faults'],
+    },
+    kept: { type: 'object', description: 'merchants stay, with their keys', properties: { merchants: { type: 'integer' } }, required: ['merchants'] },
   },
   required: ['cleared', 'kept'],
 } as const
+export type ResetResult = Answer<typeof resetResponse>
 
 export const importResponse = { type: 'object', properties: { loaded: counts, replaced: counts }, required: ['loaded', 'replaced'] } as const
+export type ImportResult = Answer<typeof importResponse>
 
 export const shutdownResponse = {
   type: 'object',
-  properties: { ok: { type: 'boolean' }, stopping: { type: 'boolean' }, pid: { type: 'integer' }, url: { type: 'string' } },
+  properties: { ok: { type: 'boolean', const: true }, stopping: { type: 'boolean', const: true }, pid: { type: 'integer' }, url: { type: 'string' } },
   required: ['ok', 'stopping', 'pid', 'url'],
 } as const
+export type ShutdownAnswer = Answer<typeof shutdownResponse>
 
 const requestErrorBody = {
   type: 'object',
@@ -272,44 +317,60 @@ const specErrorBody = {
   required: ['result', ...requestErrorBody.required],
 } as const
 
+type _RequestError = Check<Agree<Answer<typeof requestErrorBody>, RequestErrorBody>>
+type _SpecRequestError = Check<Agree<Answer<typeof specErrorBody>, SpecApiErrorBody>>
+
 /** The error shapes, shared under their names. */
 export const errorSchemas = [
   { $id: 'RequestError', description: 'a request the spec has no code for, refused', ...requestErrorBody },
   { $id: 'SpecRequestError', description: 'a request error under /api/v1: the same with `result`, the HTTP status', ...specErrorBody },
 ]
 
-type Schema = Record<string, unknown>
+type Schema = object
 type Method = 'GET' | 'POST' | 'DELETE'
 
-const CHANGE: readonly RequestErrorKind[] = ['invalidJson', 'hostNotAllowed', 'originNotAllowed', 'crossSiteRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internalError']
+const CHANGE = ['invalidJson', 'hostNotAllowed', 'originNotAllowed', 'crossSiteRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internalError'] as const
 
 /** Refusals every route can give, by method: the guard's, the body parser's, and a bug's. */
-const COMMON: Record<Method, readonly RequestErrorKind[]> = {
+const COMMON = {
   GET: ['hostNotAllowed', 'originNotAllowed', 'internalError'],
   POST: CHANGE,
   DELETE: CHANGE,
-}
+} as const satisfies Record<Method, readonly RequestErrorKind[]>
 
 /** The guard's refusals, which a page route answers with a page. */
-export const GUARD_REFUSALS: readonly RequestErrorKind[] = ['hostNotAllowed', 'originNotAllowed']
+export const GUARD_REFUSALS = ['hostNotAllowed', 'originNotAllowed'] as const satisfies readonly RequestErrorKind[]
+
+/** An answer that is not JSON: a page, an event stream, a picture. */
+export const media = <T extends string>(description: string, type: T) =>
+  ({ description, content: { [type]: { schema: { type: 'string' } } } }) as { description: string; content: { [K in T]: { schema: { type: 'string' } } } }
+
+type StatusOf<K extends RequestErrorKind> = (typeof RequestError)[K]['statusCode']
+type PageReply = ReturnType<typeof media<'text/html'>>
+type ErrorReply<Spec extends boolean> = { description: string; $ref: Spec extends true ? 'SpecRequestError#' : 'RequestError#' }
+/** One entry per status of the kinds: a page where a kind of that status is answered with one. */
+type ErrorReplies<Kinds extends RequestErrorKind, Html extends RequestErrorKind, Spec extends boolean> = {
+  [S in StatusOf<Kinds>]: S extends StatusOf<Extract<Kinds, Html>> ? PageReply : ErrorReply<Spec>
+}
 
 /**
  * The responses of a route: its successes, and the request errors it can answer (the common ones of its method
  * and `kinds`), one entry per HTTP status naming each `error` code. `spec`: the /api/v1 shape, with `result`.
- * `html`: kinds a page route answers with an HTML page rather than JSON.
+ * `html`: kinds a page route answers with an HTML page rather than JSON. Typed as written, so a handler's
+ * answer is checked against its success schemas.
  */
-export function replies(
-  method: Method,
-  success: Record<number, Schema>,
-  kinds: readonly RequestErrorKind[] = [],
-  options: { spec?: boolean; html?: readonly RequestErrorKind[] } = {},
-): Record<number, Schema> {
+export function replies<M extends Method, S extends Record<number, Schema>, K extends RequestErrorKind = never, H extends RequestErrorKind = never, Spec extends boolean = false>(
+  method: M,
+  success: S,
+  kinds: readonly K[] = [],
+  options: { spec?: Spec; html?: readonly H[] } = {},
+): S & ErrorReplies<(typeof COMMON)[M][number] | K, H, Spec> {
   const byStatus = new Map<number, { codes: string[]; page: boolean }>()
   for (const kind of [...COMMON[method], ...kinds]) {
     const { statusCode, error } = RequestError[kind]
     const entry = byStatus.get(statusCode) ?? { codes: [], page: false }
     if (!entry.codes.includes(error)) entry.codes.push(error)
-    if (options.html?.includes(kind)) entry.page = true
+    if ((options.html as readonly RequestErrorKind[] | undefined)?.includes(kind)) entry.page = true
     byStatus.set(statusCode, entry)
   }
   const errors = [...byStatus].sort(([a], [b]) => a - b).map(([status, { codes, page }]) => {
@@ -319,11 +380,8 @@ export function replies(
   return { ...success, ...Object.fromEntries(errors) }
 }
 
-/** A JSON success answer with its description. */
-export const json = (description: string, schema: Schema): Schema => ({ description, ...schema })
-
-/** An answer that is not JSON: a page, an event stream, a picture. */
-export const media = (description: string, type: string): Schema => ({ description, content: { [type]: { schema: { type: 'string' } } } })
+/** A JSON success answer with its description (typed as its schema, so its type is the one read from the schema elsewhere). */
+export const json = <S extends Schema>(description: string, schema: S): S => ({ description, ...schema })
 
 /** For GET routes that take no query: documents that, and drops what is sent. */
 export const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const

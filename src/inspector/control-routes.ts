@@ -1,18 +1,17 @@
 import type { FastifyInstance } from 'fastify'
 import { SandboxError } from '../domain/outcomes.js'
+import type { WireProvider } from '../http/type-provider.js'
 import type { EventStreams } from '../http/sse.js'
 import type { ChangeFeed } from './changes.js'
-import { matchesFilter, readFilter, type RequestFilter } from './request-filter.js'
+import { type FilterKey, matchesFilter, readFilter, type RequestFilter } from './request-filter.js'
 import type { RequestLog } from './request-log.js'
 import { routeSchemas as schemas } from './schemas.js'
 
 /** Bytes a request-log stream leaves unsent before it waits for its reader: far below MAX_UNREAD_BYTES, so it is never dropped. */
 const STREAM_PACE_BYTES = 64 * 1024
 
-type FilterQuery = Partial<Record<'path' | 'method' | 'status' | 'trackId', string>> & { result?: number }
-
 /** The query's filter fields as the log reads them (methods in upper case, `4XX` as `4xx`); the schema checked them. */
-function filterOf(query: FilterQuery): RequestFilter {
+function filterOf(query: Partial<Record<FilterKey, string | number>>): RequestFilter {
   const read = readFilter(query)
   if ('problem' in read) throw new SandboxError('invalidBody', `request querystring/${read.problem}`)
   return read.filter
@@ -20,8 +19,9 @@ function filterOf(query: FilterQuery): RequestFilter {
 
 /** The request log and the inspector's event streams, under /_sandbox. */
 export function inspectorControlRoutes(requests: RequestLog, changes: ChangeFeed, streams: EventStreams) {
-  return async function (app: FastifyInstance): Promise<void> {
-    app.get<{ Querystring: FilterQuery & { after?: number; limit?: number } }>(
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
+    app.get(
       '/_sandbox/requests',
       { schema: schemas.requestLog },
       async (request) => {
@@ -36,7 +36,7 @@ export function inspectorControlRoutes(requests: RequestLog, changes: ChangeFeed
       },
     )
 
-    app.get<{ Querystring: FilterQuery & { after?: number } }>(
+    app.get(
       '/_sandbox/requests/events',
       { schema: schemas.requestEvents },
       async (request, reply) => {
@@ -72,7 +72,7 @@ export function inspectorControlRoutes(requests: RequestLog, changes: ChangeFeed
       },
     )
 
-    app.get<{ Querystring: { trackId?: string; requests?: boolean } }>(
+    app.get(
       '/_sandbox/events',
       { schema: schemas.changeEvents },
       async (request, reply) => {

@@ -4,6 +4,7 @@ import { shownDelivery, shownPayment } from '../domain/display.js'
 import { paymentStatuses } from '../domain/payment.js'
 import type { PaymentStatus } from '../domain/types.js'
 import { verifyOutcome } from '../domain/validate.js'
+import type { WireProvider } from '../http/type-provider.js'
 import type { SandboxService } from '../service/sandbox.js'
 import type { LabReaders } from './lab.js'
 import { auditPage } from './pages/audit.js'
@@ -23,8 +24,9 @@ import { routeSchemas as schemas } from './schemas.js'
 const PAYMENT_REQUESTS = 20
 
 /** The inspector's pages: `/`, `/inspect/…`, and `/dashboard` leading to the payments list. */
-export function inspectorPageRoutes(service: SandboxService, requests: RequestLog, site: { url: () => string; links: () => SiteLinks }, lab: LabReaders) {
-  return async function (app: FastifyInstance): Promise<void> {
+export function inspectorPageRoutes(service: SandboxService, requests: RequestLog, site: { url: () => string; checkoutBase: () => string; links: () => SiteLinks }, lab: LabReaders) {
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
     const headers = pageHeaders('inspector', INSPECTOR_STYLES)
     const send = (reply: FastifyReply, page: string, status = 200) => reply.code(status).headers(headers).send(page)
     /** A query the page cannot use: a page naming the field, under the same policy. */
@@ -48,6 +50,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
       const kept = requests.list()
       const page = homePage({
         url: site.url(),
+        checkoutBase: site.checkoutBase(),
         merchantKey: (merchants.find((m) => m.key === 'sandbox' && m.enabled) ?? merchants.find((m) => m.enabled))?.key,
         merchants,
         latestPayments: all.slice(-HOME_ROWS).reverse(),
@@ -70,7 +73,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
     })
     app.get('/inspect', { schema: schemas.inspect, config: { page: true } }, async (_request, reply) => reply.redirect('/', 302))
 
-    app.get<{ Querystring: { merchant?: string; status?: PaymentStatus | ''; q?: string; limit: number } }>(
+    app.get(
       '/inspect/payments',
       { schema: schemas.payments, config: { page: true }, attachValidation: true },
       async (request, reply) => {
@@ -92,7 +95,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
       },
     )
 
-    app.get<{ Params: { trackId: string } }>(
+    app.get(
       '/inspect/payments/:trackId',
       { schema: schemas.payment, config: { page: true }, attachValidation: true },
       async (request, reply) => {
@@ -110,6 +113,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
           merchant: service.listMerchants().find((m) => m.key === payment.merchant),
           deliveries: service.deliveriesOf(trackId).map(shownDelivery),
           requests: requests.list({ trackId }, { limit: PAYMENT_REQUESTS }).reverse(),
+          checkoutUrl: `${site.checkoutBase()}/pay/${encodeURIComponent(trackId)}`,
           // Asked of the domain's rule directly: the page must not count as a verify call.
           verifyNow: verifyOutcome(
             { merchant: payment.merchant, trackId },
@@ -130,7 +134,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
       )
     }
 
-    app.get<{ Querystring: { path?: string; method?: string; status?: string; result?: string; trackId?: string; limit: number } }>(
+    app.get(
       '/inspect/requests',
       { schema: schemas.requests, config: { page: true }, attachValidation: true },
       async (request, reply) => {

@@ -16,6 +16,8 @@ export interface InspectorOptions {
   requests: RequestLog
   /** The sandbox's URL, once it listens. */
   url: () => string
+  /** Where checkout URLs start: the public URL (`--public-url`), else the sandbox's URL. */
+  checkoutBase?: () => string
   /** The verify journal and the audit, when the sandbox keeps them: the pages show them then. */
   lab?: LabReaders
 }
@@ -42,6 +44,6 @@ export function inspectorPlugin(options: InspectorOptions) {
     app.addHook('preClose', async () => streams.closeAll('shutdown', { stopping: true }))
     app.addHook('onClose', async () => stops.forEach((stop) => stop()))
     await app.register(inspectorControlRoutes(options.requests, changes, streams))
-    await app.register(inspectorPageRoutes(options.service, options.requests, { url: options.url, links: () => (options.lab?.clock ? { ...links, clock: options.lab.clock() } : links) }, options.lab ?? {}))
+    await app.register(inspectorPageRoutes(options.service, options.requests, { url: options.url, checkoutBase: options.checkoutBase ?? options.url, links: () => (options.lab?.clock ? { ...links, clock: options.lab.clock() } : links) }, options.lab ?? {}))
   }
 }

@@ -39,4 +39,6 @@ export interface RequestEntry {
   bodyTruncated?: boolean
   /** The texts kept cut (only their first KEPT_BYTES), each with its whole size in bytes: `{ trackId: 1022976 }`. */
   truncated?: Partial<Record<CutField, number>>
+  /** Sent by the sandbox's operator (the pay CLI, the inspector, a scenario checking as the operator), not the merchant. */
+  operator?: true
 }

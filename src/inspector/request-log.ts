@@ -26,6 +26,8 @@ export interface AnsweredRequest {
   body?: Buffer
   /** A fault the sandbox played on it, in words. */
   fault?: string
+  /** The request carried the operator mark (Pay-Sandbox-Operator: 1). */
+  operator?: boolean
 }
 
 /**
@@ -78,6 +80,7 @@ export function describeRequest(request: AnsweredRequest): Omit<RequestEntry, 's
   }
   if (request.fault !== undefined) entry.fault = request.fault
   if (Object.keys(truncated).length > 0) entry.truncated = truncated
+  if (request.operator) entry.operator = true
   return entry
 }
 

@@ -4,8 +4,9 @@ import type { RequestErrorKind } from '../domain/outcomes.js'
 import { paymentStatuses } from '../domain/payment.js'
 import { GUARD_REFUSALS, json, media, noQuery, replies, trackIdParams } from '../http/schemas.js'
 import { PAYMENTS_SHOWN, SEARCH_MAX } from './payment-query.js'
-import { KEPT_BYTES } from './request-entry.js'
-import { requestFilterProperties } from './request-filter.js'
+import type { Agree, Answer, Check, Sent } from '../http/wire.js'
+import { KEPT_BYTES, type RequestEntry } from './request-entry.js'
+import { requestFilterProperties, type RequestFilter } from './request-filter.js'
 import { REQUEST_LOG_LIMITS } from './request-log.js'
 import { REQUESTS_SHOWN } from './pages/requests.js'
 
@@ -72,12 +73,15 @@ const requestEntrySchema = {
       additionalProperties: false,
       description: 'the texts kept cut (only their first bytes), each with its whole size in bytes',
     },
+    operator: { type: 'boolean', const: true, description: "sent with Pay-Sandbox-Operator: 1 by the sandbox's operator (the pay CLI, the inspector, a scenario checking as the operator), not by the merchant" },
   },
   required: ['seq', 'at', 'method', 'path', 'status', 'ms'],
   additionalProperties: false,
 } as const
+type _RequestEntry = Check<Agree<Answer<typeof requestEntrySchema>, RequestEntry>>
+type _RequestFilter = Check<Agree<Sent<{ type: 'object'; properties: typeof requestFilterProperties; additionalProperties: false }>, RequestFilter>>
 
-const requestsQuery = {
+export const requestsQuery = {
   type: 'object',
   properties: {
     ...requestFilterProperties,
@@ -86,6 +90,8 @@ const requestsQuery = {
   },
   additionalProperties: false,
 } as const
+/** Which entries of the request log to list: a filter, and where to start. */
+export type RequestLogQuery = Sent<typeof requestsQuery>
 
 const requestLogPage = {
   type: 'object',
@@ -99,8 +105,10 @@ const requestLogPage = {
   required: ['requests', 'capacity', 'maxBytes', 'oldestSeq', 'latestSeq'],
   additionalProperties: false,
 } as const
+/** A page of the request log: entries oldest first, and where the log stands. */
+export type RequestLogPage = Answer<typeof requestLogPage>
 
-const requestEventsQuery = {
+export const requestEventsQuery = {
   type: 'object',
   properties: {
     ...requestFilterProperties,
@@ -108,6 +116,7 @@ const requestEventsQuery = {
   },
   additionalProperties: false,
 } as const
+export type RequestEventsQuery = Sent<typeof requestEventsQuery>
 
 const changeEventsQuery = {
   type: 'object',

@@ -1,10 +1,7 @@
-import type { FromSchema } from 'json-schema-to-ts'
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import type { scenarioSchema, stepSchemas, StepKind } from './schema.js'
 
-/*
- * The shape of a scenario file, derived from the schema: what Ajv accepted has this type. Kept apart from
- * schema.ts so that no public declaration needs json-schema-to-ts.
- */
+/* The shape of a scenario file, derived from the schema: what Ajv accepted has this type. */
 
 type Options = { keepDefaultedPropertiesOptional: true }
 
@@ -12,3 +9,5 @@ type Options = { keepDefaultedPropertiesOptional: true }
 export type ScenarioFile = FromSchema<typeof scenarioSchema, Options>
 /** A step of one kind as the schema accepts it. */
 export type StepFile<K extends StepKind> = FromSchema<(typeof stepSchemas)[K], Options>
+/** A part of a step as the runner reads it: as the schema accepts it, with the schema's defaults filled in. */
+export type Read<S extends JSONSchema> = FromSchema<S>

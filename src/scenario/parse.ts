@@ -2,28 +2,52 @@ import type { StepFile } from './file.js'
 import { CREATE_FIELDS, LIMITS, STEP_KINDS, stepSchemas, type StepKind } from './schema.js'
 import { formatOf, readSource, type Format, type Path, type Position, type Source } from './source.js'
 import { collectRefs, type Json } from './template.js'
+import { envMissing, readVars, type VarValue } from './vars.js'
 import { patternProblem } from './pattern.js'
-import { BOUND_FIELDS, SCENARIO_VERSION, type ChatAction, type CreateExpect, type PaymentRef, type Scenario, type Step } from './types.js'
+import { HTTP_LIMITS } from './schema-http.js'
+import {
+  BOUND_FIELDS,
+  SCENARIO_VERSION,
+  type ChatAction,
+  type CreateExpect,
+  type HttpBind,
+  type HttpExpect,
+  type HttpMethod,
+  type HttpStep,
+  type JsonMatcher,
+  type PaymentRef,
+  type Scenario,
+  type Step,
+} from './types.js'
 import { nearest, schemaProblems, type Problem } from './validate.js'
 import { CLOCK_LATEST, CLOCK_LATEST_MS } from '../domain/clock-range.js'
 import { readDuration } from '../domain/duration.js'
 
 export { LIMITS, STEP_KINDS }
 
-/** A chat step as the schema accepts it: one of send, expect and press, with where it happens. */
-interface ChatFile {
-  send?: string
-  expect?: string
-  within?: string
-  press?: string
-  message?: number | string
-  bot?: string
-  chat?: number
+/** An http step as the schema accepts it. */
+interface HttpFile {
   as?: string
+  method?: HttpMethod
+  url: string
+  headers?: Record<string, string>
+  json?: Json
+  form?: Record<string, string | number | boolean>
+  body?: string
+  timeout?: string
+  within?: string
+  bind?: Record<string, HttpBind>
 }
 
-/** Names the runner binds itself: ${sandbox.url}, and the ${repeat:…} template. */
-const RESERVED = new Set(['sandbox', 'repeat'])
+interface HttpExpectFile {
+  status?: number | string | Array<number | string>
+  json?: Record<string, Json>
+  body?: string
+  headers?: Record<string, string>
+}
+
+/** Names the runner binds itself: ${sandbox.url}, ${env.…}, ${vars.…}, and the ${repeat:…} template. */
+const RESERVED = new Set(['sandbox', 'repeat', 'env', 'vars'])
 /** More than this many problems in one file are counted, not listed; a longer line is cut. */
 const MAX_PROBLEMS = 50
 const MAX_LINE = 1000
@@ -43,7 +67,12 @@ export class ScenarioFileError extends Error {
 export interface ParseOptions {
   /** By default YAML for a name ending in .yaml or .yml, JSON otherwise. */
   format?: Format
+  /** What `${env.NAME}` reads; a name it lacks is a mistake in the file. Default: none (loadScenarios passes process.env). */
+  env?: Readonly<Record<string, string | undefined>>
+  /** `--var name=value`: replaces the file's var of that name (a name the file does not declare is left to the caller). */
+  vars?: Readonly<Record<string, string>>
 }
+
 
 /**
  * Parses and checks a scenario file's text (JSON or YAML). Pure: every problem is reported, as
@@ -54,11 +83,16 @@ export function parseScenario(text: string, file: string, options: ParseOptions 
   if ('problems' in read) return { problems: read.problems.map((p) => `${located(file, p.at)}: ${p.message}`) }
   const { value } = read.source
   const problems = schemaProblems(value)
+  const env = options.env ?? {}
   // The schema cannot say what a name refers to: checked on every step the schema accepted.
-  const doc = value as { name?: string; description?: string; steps?: unknown }
-  const steps = Array.isArray(doc?.steps) && !problems.some((p) => p.path.length === 1 && p.path[0] === 'steps') ? new Checker(problems, (path) => `${located(file, read.source.locate(path))}: ${label(path, value)}`).steps(doc.steps) : []
+  const doc = value as { name?: string; description?: string; steps?: unknown; vars?: unknown }
+  const declared = problems.some((p) => p.path[0] === 'vars') ? {} : ((doc?.vars ?? {}) as Record<string, VarValue>)
+  const vars = readVars(declared, options.vars ?? {}, env, problems)
+  const checker = new Checker(problems, (path) => `${located(file, read.source.locate(path))}: ${label(path, value)}`, { env, vars: Object.keys(declared) })
+  const steps = Array.isArray(doc?.steps) && !problems.some((p) => p.path.length === 1 && p.path[0] === 'steps') ? checker.steps(doc.steps) : []
   if (problems.length > 0) return { problems: report(problems, read.source, file) }
-  return { scenario: { version: SCENARIO_VERSION, name: doc.name!, ...(doc.description !== undefined ? { description: doc.description } : {}), file, steps } }
+  const variables = { env: checker.envUsed, vars }
+  return { scenario: { version: SCENARIO_VERSION, name: doc.name!, ...(doc.description !== undefined ? { description: doc.description } : {}), file, variables, steps } }
 }
 
 /** Like parseScenario, but throws ScenarioFileError. */
@@ -106,18 +140,21 @@ function kindOf(step: unknown): StepKind | undefined {
   return kinds.length === 1 ? kinds[0] : undefined
 }
 
-type BoundKind = 'sandbox' | 'receiver' | 'merchant' | 'create' | 'createFailure' | 'verify' | 'chat'
+type BoundKind = 'sandbox' | 'receiver' | 'merchant' | 'create' | 'createFailure' | 'verify' | 'chat' | 'http'
 /** A name bound by a step; `fields` is left out for a step with schema problems, whose references are not checked. */
 type Bound = { kind: BoundKind; step: number; fields?: readonly string[] }
 
 /** Checks names across steps (each `as` unique, each reference to an earlier step that binds it) and builds the steps. */
 class Checker {
   private readonly bound = new Map<string, Bound>([['sandbox', { kind: 'sandbox', step: 0, fields: BOUND_FIELDS.sandbox }]])
+  /** The environment variables the steps use, with their values. */
+  readonly envUsed: Record<string, string> = {}
 
   constructor(
     private readonly problems: Problem[],
     /** `file:line:col: step N (kind) › field` of a place in the file, for what only the sandbox can check. */
     private readonly where: (path: Path) => string,
+    private readonly variables: { env: Readonly<Record<string, string | undefined>>; vars: readonly string[] },
   ) {}
 
   steps(raw: unknown[]): Step[] {
@@ -221,6 +258,7 @@ class Checker {
           ...(verify.payment !== undefined ? { payment: verify.payment } : {}),
           ...(trackId !== undefined ? { trackId } : {}),
           ...(merchant !== undefined ? { merchant } : {}),
+          operator: verify.operator ?? false,
           expect,
         }
       }
@@ -297,7 +335,7 @@ class Checker {
         }
       }
       case 'chat': {
-        const chat = (raw as { chat: ChatFile }).chat
+        const chat = (raw as StepFile<'chat'>).chat
         const where = this.where(chat.bot !== undefined ? at('chat', 'bot') : at('chat'))
         const common = {
           ...base,
@@ -309,11 +347,11 @@ class Checker {
         }
         let action: ChatAction
         let fields: readonly string[]
-        if (chat.send !== undefined) {
+        if ('send' in chat) {
           this.refs(chat.send, at('chat', 'send'))
           action = { send: chat.send }
           fields = BOUND_FIELDS.chatSend
-        } else if (chat.expect !== undefined) {
+        } else if ('expect' in chat) {
           const problem = patternProblem(chat.expect)
           if (problem) this.problem(at('chat', 'expect'), problem)
           this.refs(chat.expect, at('chat', 'expect'))
@@ -323,23 +361,116 @@ class Checker {
           fields = BOUND_FIELDS.chatExpect
         } else {
           this.refs(chat.message, at('chat', 'message'))
-          action = { press: chat.press!, ...(chat.message !== undefined ? { message: chat.message } : {}) }
+          action = { press: chat.press, ...(chat.message !== undefined ? { message: chat.message } : {}) }
           fields = BOUND_FIELDS.chatPress
         }
         if (chat.as !== undefined) this.bind(chat.as, at('chat', 'as'), { kind, step: number, fields })
         return { ...common, action }
       }
+      case 'http':
+        return this.http(raw as { http: HttpFile; expect?: HttpExpectFile }, base, at)
       default:
         // A step kind in the schema with no case here fails to compile.
         return kind satisfies never
     }
   }
 
+  /** An http step: references, patterns and durations checked, bodies and matchers put in one shape. */
+  private http(raw: { http: HttpFile; expect?: HttpExpectFile }, base: { number: number; title?: string }, at: (...rest: Path) => Path): HttpStep {
+    const { http, expect = {} } = raw
+    const method = http.method ?? stepSchemas.http.properties.http.properties.method.default
+    this.refs(http.url, at('http', 'url'))
+    const headers: Record<string, Json> = {}
+    for (const [name, value] of Object.entries(http.headers ?? {})) {
+      this.refs(value, at('http', 'headers', name))
+      headers[name] = value
+    }
+    let body: HttpStep['body']
+    const given = http.json !== undefined ? 'json' : http.form !== undefined ? 'form' : http.body !== undefined ? 'body' : undefined
+    if (given !== undefined && (method === 'GET' || method === 'HEAD')) this.problem(at('http', given), `a ${method} request sends no body; use method POST (or PUT, PATCH, DELETE)`)
+    if (http.json !== undefined) {
+      this.refs(http.json, at('http', 'json'))
+      body = { json: http.json }
+    } else if (http.form !== undefined) {
+      this.refs(http.form, at('http', 'form'))
+      body = { form: http.form }
+    } else if (http.body !== undefined) {
+      this.refs(http.body, at('http', 'body'))
+      body = { text: http.body }
+    }
+    const duration = (field: 'timeout' | 'within', text: string | undefined, max: number): number | undefined => {
+      if (text === undefined) return undefined
+      const read = readDuration(field, text, { min: 1, max })
+      if ('problem' in read) {
+        this.problem(at('http', field), read.problem.replace(new RegExp(`^${field} `), ''))
+        return undefined
+      }
+      return read.ms
+    }
+    const timeoutMs = duration('timeout', http.timeout ?? stepSchemas.http.properties.http.properties.timeout.default, HTTP_LIMITS.timeoutMs) ?? 0
+    const withinMs = duration('within', http.within, LIMITS.withinMs)
+    const bind: Record<string, HttpBind> = {}
+    for (const [name, source] of Object.entries(http.bind ?? {})) {
+      const path = at('http', 'bind', name)
+      if ((BOUND_FIELDS.http as readonly string[]).includes(name)) this.problem(path, `"${name}" is bound by every http step already (${BOUND_FIELDS.http.join(', ')}); pick another name`)
+      if ('body' in source) this.pattern(source.body, [...path, 'body'])
+      if ('header' in source && source.pattern !== undefined) this.pattern(source.pattern, [...path, 'pattern'])
+      bind[name] = 'header' in source ? { ...source, header: source.header.toLowerCase() } : source
+    }
+    const expected: HttpExpect = {}
+    if (expect.status !== undefined) expected.status = Array.isArray(expect.status) ? expect.status : [expect.status]
+    if (expect.json !== undefined) {
+      expected.json = {}
+      for (const [pointer, value] of Object.entries(expect.json)) {
+        const path = at('expect', 'json', pointer)
+        const matcher: JsonMatcher = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonMatcher) : { equals: value }
+        for (const key of ['equals', 'gt', 'gte', 'lt', 'lte'] as const) {
+          if (matcher[key] !== undefined) this.refs(matcher[key], key === 'equals' && !(typeof value === 'object' && value !== null && !Array.isArray(value)) ? path : [...path, key])
+        }
+        if (matcher.pattern !== undefined) this.pattern(matcher.pattern, [...path, 'pattern'])
+        expected.json[pointer] = matcher
+      }
+    }
+    if (expect.body !== undefined) {
+      this.pattern(expect.body, at('expect', 'body'))
+      expected.body = expect.body
+    }
+    if (expect.headers !== undefined) {
+      expected.headers = {}
+      for (const [name, value] of Object.entries(expect.headers)) {
+        this.pattern(value, at('expect', 'headers', name))
+        expected.headers[name.toLowerCase()] = value
+      }
+    }
+    if (http.as !== undefined) this.bind(http.as, at('http', 'as'), { kind: 'http', step: base.number, fields: [...BOUND_FIELDS.http, ...Object.keys(bind)] })
+    return {
+      ...base,
+      kind: 'http',
+      ...(http.as !== undefined ? { as: http.as } : {}),
+      method,
+      url: http.url,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      timeoutMs,
+      ...(withinMs !== undefined ? { withinMs } : {}),
+      bind,
+      expect: expected,
+      where: this.where(at('http', 'url')),
+    }
+  }
+
+  /** A regular expression of the file: it compiles, and its references name what earlier steps bind. */
+  private pattern(pattern: string, path: Path): void {
+    const problem = patternProblem(pattern)
+    if (problem) this.problem(path, problem)
+    this.refs(pattern, path)
+  }
+
   /** A step with schema problems still binds its name, so later steps that use it get no second error. */
   private bindUnchecked(raw: unknown, kind: StepKind, i: number): void {
     const body = (raw as Record<string, unknown>)[kind]
     const as = typeof body === 'object' && body !== null ? (body as { as?: unknown }).as : undefined
-    const bindable: Partial<Record<StepKind, BoundKind>> = { receiver: 'receiver', merchant: 'merchant', create: 'create', verify: 'verify', chat: 'chat' }
+    const bindable: Partial<Record<StepKind, BoundKind>> = { receiver: 'receiver', merchant: 'merchant', create: 'create', verify: 'verify', chat: 'chat', http: 'http' }
     if (typeof as === 'string' && bindable[kind] && !this.bound.has(as)) this.bound.set(as, { kind: bindable[kind], step: i + 1 })
   }
 
@@ -388,6 +519,20 @@ class Checker {
     const { refs, errors } = collectRefs(value, path)
     for (const e of errors) this.problem(e.path, e.message)
     for (const ref of refs) {
+      if (ref.name === 'env') {
+        const value = this.variables.env[ref.field]
+        if (value === undefined) this.problem(ref.path, envMissing(ref.source, ref.field))
+        else this.envUsed[ref.field] = value
+        continue
+      }
+      if (ref.name === 'vars') {
+        if (!this.variables.vars.includes(ref.field)) {
+          const near = nearest(ref.field, this.variables.vars)
+          const declared = this.variables.vars.length > 0 ? `declared: ${this.variables.vars.join(', ')}` : 'the file has no "vars"'
+          this.problem(ref.path, `${ref.source}: no var "${ref.field}" (${near ? `did you mean "${near}"? ` : ''}${declared})`)
+        }
+        continue
+      }
       const bound = this.bound.get(ref.name)
       if (!bound) {
         const near = nearest(ref.name, this.bound.keys())

@@ -1,3 +1,4 @@
+import { Script, createContext, type Context } from 'node:vm'
 import { parseTemplate, type Lookup } from './template.js'
 
 /**
@@ -57,4 +58,37 @@ export function patternRegExp(pattern: string, lookup: Lookup): RegExp {
 /** The pattern as reports show it: in slashes, with its flags. */
 export function shownPattern(pattern: string): string {
   return LITERAL.test(pattern) && FLAGS.test(LITERAL.exec(pattern)![2]!) ? pattern : `/${pattern}/`
+}
+
+/** Longest a pattern may take on one text: a pattern that backtracks without end fails its step instead. */
+export const MATCH_MS = 200
+
+/** A pattern ran longer than MATCH_MS on a text. */
+export class PatternTimeout extends Error {
+  constructor(pattern: RegExp, length: number) {
+    super(`the pattern ${String(pattern)} took more than ${MATCH_MS} ms on a text of ${length} characters; write one that does not backtrack so much`)
+    this.name = 'PatternTimeout'
+  }
+}
+
+let context: Context | undefined
+const exec = new Script('pattern.lastIndex = 0; pattern.exec(text)')
+
+/**
+ * The first match of the pattern in the text, run with a time limit (a scenario file is not trusted to hold a
+ * pattern that ends): its whole match and groups, or null. Throws PatternTimeout.
+ */
+export function timedExec(pattern: RegExp, text: string): Array<string | undefined> | null {
+  context ??= createContext({})
+  context.pattern = pattern
+  context.text = text
+  try {
+    const found = exec.runInContext(context, { timeout: MATCH_MS }) as RegExpExecArray | null
+    return found === null ? null : Array.from(found as ArrayLike<string | undefined>)
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new PatternTimeout(pattern, text.length)
+    throw error
+  } finally {
+    context.text = ''
+  }
 }

@@ -6,9 +6,11 @@ import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
 import { shownPattern } from './pattern.js'
 import { CallbackReceiver, type ReceivedCallback } from './receiver.js'
 import { ChatSteps, shownBot } from './run-chat.js'
+import { type HttpAccess, LOCAL_ONLY } from './http-call.js'
+import { HttpSteps } from './run-http.js'
 import { LabSteps, Unmet } from './run-lab.js'
 import { resolveValue, type Json } from './template.js'
-import type { CallbackStep, ChatStep, CreateStep, PaymentRef, Presence, Scenario, SimulateStep, Step, StepKind, VerifyStep } from './types.js'
+import type { CallbackStep, ChatStep, CreateStep, HttpStep, JsonMatcher, PaymentRef, Presence, Scenario, SimulateStep, Step, StepKind, VerifyStep } from './types.js'
 
 export type StepOutcome = 'passed' | 'failed' | 'skipped'
 
@@ -51,6 +53,11 @@ export interface RunOptions {
   onScenarioStart?: (scenario: Scenario) => void
   /** Poll interval for the sandbox's delivery log. */
   pollMs?: number
+  /**
+   * Which hosts http steps may call: by default loopback addresses, localhost and the sandbox's own host (a
+   * scenario file must not be able to send its environment elsewhere).
+   */
+  http?: HttpAccess
 }
 
 /** Runs scenarios one after another against the sandbox the client talks to. Only the client is used. */
@@ -149,6 +156,7 @@ class ScenarioRun {
   private readonly consumedDeliveries = new Set<string>()
   private readonly lab: LabSteps
   private readonly chat: ChatSteps
+  private readonly http: HttpSteps
 
   constructor(
     private readonly scenario: Scenario,
@@ -158,12 +166,15 @@ class ScenarioRun {
     this.pollMs = options.pollMs ?? 50
     this.lab = new LabSteps(this.client, this.pollMs)
     this.chat = new ChatSteps(this.client, this.pollMs, (v) => this.resolve(v), this.lookup)
+    this.http = new HttpSteps({ ...(options.http ?? LOCAL_ONLY), sandboxHost: new URL(this.client.url).hostname.replace(/^\[|\]$/g, '').toLowerCase() }, (v) => this.resolve(v), this.lookup)
     this.bindings.set('sandbox', { url: this.client.url })
+    this.bindings.set('env', scenario.variables.env)
+    this.bindings.set('vars', scenario.variables.vars)
   }
 
   private readonly lookup = (name: string, field: string, source: string): unknown => {
     const bound = this.bindings.get(name)
-    if (!bound || bound[field] === undefined) throw new Unmet(`${source} has no value: "${name}" did not answer with ${field}`)
+    if (!bound || !Object.hasOwn(bound, field) || bound[field] === undefined) throw new Unmet(`${source} has no value: "${name}" did not answer with ${field}`)
     return bound[field]
   }
 
@@ -189,7 +200,8 @@ class ScenarioRun {
           ...(verifyWith !== undefined
             ? { before: async (body: unknown) => {
                   const trackId = (body as { trackId?: unknown } | undefined)?.trackId
-                  if (typeof trackId === 'string') await this.client.verifyPayment({ merchant: verifyWith, trackId }).catch(() => {})
+                  // The merchant's own verify: never marked as the operator's, whoever runs the scenario.
+                  if (typeof trackId === 'string') await this.client.verifyPayment({ merchant: verifyWith, trackId }, { operator: false }).catch(() => {})
                 } }
             : {}),
         })
@@ -239,6 +251,11 @@ class ScenarioRun {
       case 'chat': {
         const { detail, bound } = await this.chat.step(step)
         if (step.as !== undefined) this.bindings.set(step.as, bound ?? {})
+        return detail
+      }
+      case 'http': {
+        const { detail, bound } = await this.http.step(step)
+        if (step.as !== undefined) this.bindings.set(step.as, bound)
         return detail
       }
     }
@@ -308,7 +325,8 @@ class ScenarioRun {
     const payment = step.payment === undefined ? undefined : this.payments.get(step.payment)
     const trackId = step.trackId !== undefined ? this.resolve(step.trackId) : payment?.trackId
     const merchant = step.merchant !== undefined ? this.resolve(step.merchant) : payment?.merchant
-    const answer = (await this.client.verifyPayment({ trackId: trackId as string, merchant: merchant as string })) as unknown as Record<string, unknown>
+    // By default the step plays the merchant's verify; with operator, the sandbox operator's look, which judges nothing.
+    const answer = (await this.client.verifyPayment({ trackId: trackId as string, merchant: merchant as string }, { operator: step.operator })) as unknown as Record<string, unknown>
     if (step.as !== undefined) this.bindings.set(step.as, { ...answer })
     const { expect } = step
     const problems: string[] = []
@@ -446,7 +464,7 @@ export function defaultTitle(step: Step): string {
       return `simulate ${paymentTitle(step)} ${step.outcome}${step.amount !== undefined ? ` (amount ${JSON.stringify(step.amount)})` : ''}${step.callback !== undefined ? ` (notification: ${step.callback})` : ''}${'error' in step.expect ? ` → ${step.expect.error}` : ''}`
     case 'verify': {
       const target = step.payment ?? 'trackId'
-      return `verify ${target}${step.expect.result !== undefined ? ` → ${step.expect.result}` : ''}${step.expect.amountMatchesOrder === false ? ' (amount differs from order)' : ''}`
+      return `verify ${target}${step.operator ? ' as the operator' : ''}${step.expect.result !== undefined ? ` → ${step.expect.result}` : ''}${step.expect.amountMatchesOrder === false ? ' (amount differs from order)' : ''}`
     }
     case 'callback': {
       const fields = Object.entries(step.match)
@@ -469,7 +487,31 @@ export function defaultTitle(step: Step): string {
     }
     case 'chat':
       return chatTitle(step)
+    case 'http':
+      return httpTitle(step)
   }
+}
+
+/** `http POST ${vars.shop}/orders → 303`, `http GET … → /state "delivered" within 10s`. */
+function httpTitle(step: HttpStep): string {
+  const { expect } = step
+  const wanted = [
+    ...(expect.status ? [expect.status.map(String).join(' or ')] : []),
+    ...Object.entries(expect.json ?? {}).map(([pointer, m]) => `${pointer || 'body'} ${m.equals !== undefined && Object.keys(m).length === 1 ? JSON.stringify(m.equals) : describeMatcher(m)}`),
+    ...(expect.body !== undefined ? [`body ${shownPattern(expect.body)}`] : []),
+    ...Object.entries(expect.headers ?? {}).map(([name, p]) => `${name} ${shownPattern(p)}`),
+  ]
+  const url = typeof step.url === 'string' ? step.url : JSON.stringify(step.url)
+  return `http ${step.method} ${url}${wanted.length > 0 ? ` → ${wanted.join(', ')}` : ''}${step.withinMs !== undefined ? ` within ${formatDuration(step.withinMs)}` : ''}`
+}
+
+function describeMatcher(m: JsonMatcher): string {
+  const parts: string[] = []
+  if (m.equals !== undefined) parts.push(`= ${JSON.stringify(m.equals)}`)
+  if (m.pattern !== undefined) parts.push(`~ ${shownPattern(m.pattern)}`)
+  for (const [key, sign] of [['gt', '>'], ['gte', '≥'], ['lt', '<'], ['lte', '≤']] as const) if (m[key] !== undefined) parts.push(`${sign} ${JSON.stringify(m[key])}`)
+  if (m.exists !== undefined) parts.push(m.exists ? 'exists' : 'absent')
+  return parts.join(' ')
 }
 
 /** `order`, or the trackId as written (`trackId ${link.trackId}`). */

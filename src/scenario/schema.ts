@@ -3,7 +3,10 @@ import { CLOCK_LATEST } from '../domain/clock-range.js'
 import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE, FAULT_EXAMPLES } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
 import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
-import { SCENARIO_VERSION } from './types.js'
+import { httpStep } from './schema-http.js'
+import { bindName, durationText, LIMITS, NAME, sent, text, title } from './schema-parts.js'
+
+export { LIMITS }
 
 /*
  * The scenario file format, stated once. Ajv checks files against it (validate.ts), file.ts derives the type
@@ -15,41 +18,14 @@ import { SCENARIO_VERSION } from './types.js'
  * prints too, followed by what the file has. Without it the message is made from type, range and enum.
  *
  * Adding a step: one more branch in `stepSchemas` and in the steps' oneOf (its action key in `required`), its
- * runtime type in types.ts, its checks of names in parse.ts, then its runner code in run.ts.
+ * runtime type in types.ts (read from its schema where the runner takes the file's value as written), its
+ * checks of names in parse.ts, then its runner code in run.ts.
  */
 
+/** The scenario format version; 1 is the only one. */
+export const SCENARIO_VERSION = 1
+
 export const SCENARIO_SCHEMA_ID = 'urn:pay-sandbox:scenario:1'
-
-export const LIMITS = { waitMs: 60_000, withinMs: 120_000, failFirst: 100, steps: 500, depth: 64, blocks: 1000 } as const
-
-const NAME = '^[A-Za-z_][A-Za-z0-9_-]*$'
-
-const text = (max: number, what: string, examples: readonly string[]) =>
-  ({
-    type: 'string',
-    minLength: 1,
-    maxLength: max,
-    pattern: '\\S',
-    description: what,
-    errorMessage: `must be a non-empty string of at most ${max} characters`,
-    examples,
-  }) as const
-
-const title = {
-  title: 'Step title',
-  ...text(200, 'Shown for this step in reports instead of the title made from the step.', ['verify before paying → 202 (not completed yet)']),
-} as const
-
-const bindName = (what: string, example: string) =>
-  ({
-    title: 'Name (as)',
-    description: `${what} Later steps refer to it by this name, e.g. \${${example}.…}. Letters, digits, _ and -; unique in the file.`,
-    type: 'string',
-    pattern: NAME,
-    maxLength: 100,
-    errorMessage: 'must be a name of letters, digits, _ or - starting with a letter or _',
-    examples: [example],
-  }) as const
 
 const stepName = (title: string, kind: string, example: string) =>
   ({
@@ -61,10 +37,6 @@ const stepName = (title: string, kind: string, example: string) =>
     errorMessage: `must be the name of a ${kind} step (its "as")`,
     examples: [example],
   }) as const
-
-/** A value sent as is after ${…} references are replaced: any JSON, so invalid input can be tested too. */
-const sent = (title: string, what: string, examples: readonly unknown[]) =>
-  ({ title, description: `${what} Any JSON value is sent as written (after \${…} references), so invalid input can be tested.`, examples }) as const
 
 const presence = (title: string, what: string) =>
   ({
@@ -327,6 +299,14 @@ const verifyStep = {
         payment: { ...stepName('Payment', 'create', 'order'), description: 'The "as" name of an earlier create step: supplies trackId, merchant and the order amount. Or give "trackId" and "merchant" instead.' },
         trackId: sent('Track ID', 'The trackId to send instead of "payment", e.g. "${link.trackId}" for a payment a bot made.', ['${order.trackId}']),
         merchant: sent('Merchant API key', 'The merchant to send with "trackId".', ['${shop.key}']),
+        operator: {
+          title: 'As the operator',
+          description:
+            'true: check as the sandbox’s operator, not as the merchant: the call is marked (Pay-Sandbox-Operator), so the audit, the verifies step and payment wait --verified leave it out. By default the step plays the merchant’s own verify.',
+          type: 'boolean',
+          default: false,
+          errorMessage: 'must be true or false',
+        },
       },
       allOf: [onePayment, { if: { required: ['trackId'], properties: { trackId: true } }, then: { required: ['merchant'], properties: { merchant: true }, errorMessage: 'with "trackId", verify needs "merchant" (the key to send) too' } }],
       examples: [{ payment: 'order' }, { trackId: '${order.trackId}', merchant: '${shop.key}' }],
@@ -451,13 +431,6 @@ const waitStep = {
     },
     title,
   },
-} as const
-
-const durationText = {
-  type: 'string',
-  pattern: '^[0-9]+(\\.[0-9]+)?(ms|s|m|h)?$',
-  errorMessage: 'must be a duration such as 500ms, 30s, 15m or 1h (at most 24h)',
-  examples: ['10s', '15m'],
 } as const
 
 const clockStep = {
@@ -698,6 +671,7 @@ export const stepSchemas = {
   verifies: verifiesStep,
   audit: auditStep,
   chat: chatStep,
+  http: httpStep,
 } as const
 
 export type StepKind = keyof typeof stepSchemas
@@ -717,6 +691,16 @@ export const scenarioSchema = {
     version: { title: 'Format version', description: 'The scenario format version; 1 is the only one.', const: SCENARIO_VERSION, errorMessage: 'must be 1 (the only format version)', examples: [1] },
     name: { title: 'Name', ...text(200, 'The scenario’s name in reports.', ['paid']) },
     description: { title: 'Description', ...text(2000, 'What the scenario shows; a property of the JUnit testsuite.', ['The customer pays the full amount.']) },
+    vars: {
+      title: 'Variables',
+      description:
+        'Values steps use as ${vars.name}: a string, number or boolean each; a string may use ${env.NAME}. `pay scenario run --var name=value` replaces one for a run (a number or boolean must stay one).',
+      type: 'object',
+      maxProperties: 100,
+      propertyNames: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: 100, errorMessage: 'must be a variable name of letters, digits and _, e.g. shop or SHOP_URL' },
+      additionalProperties: { type: ['string', 'number', 'boolean'], maxLength: 10_000, errorMessage: 'must be a string, number or boolean' },
+      examples: [{ shop: 'http://127.0.0.1:3000', key: '${env.PAY_MERCHANT_KEY}' }],
+    },
     steps: {
       title: 'Steps',
       description: 'Run in order; once one fails, the rest are skipped.',
@@ -726,7 +710,7 @@ export const scenarioSchema = {
       errorMessage: `must be a list of 1 to ${LIMITS.steps} steps`,
       items: {
         title: 'Step',
-        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat), an optional "title" and, on create, simulate, verify, verifies and audit, an optional "expect".',
+        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat, http), an optional "title" and, on create, simulate, verify, verifies, audit and http, an optional "expect".',
         oneOf: [
           stepSchemas.receiver,
           stepSchemas.merchant,
@@ -742,6 +726,7 @@ export const scenarioSchema = {
           stepSchemas.verifies,
           stepSchemas.audit,
           stepSchemas.chat,
+          stepSchemas.http,
         ],
       },
       examples: [[{ merchant: { as: 'shop' } }, { wait: 100 }]],

@@ -2,11 +2,16 @@
  * `${…}` in scenario strings. Pure.
  *
  *   ${order.trackId}   a value bound by an earlier step (`as`), or ${sandbox.url}
+ *   ${env.SHOP_URL}    an environment variable, read when the file is loaded
+ *   ${vars.shop}       a variable of the file's `vars`, or its `--var` override
  *   ${repeat:ab:3}     "ababab": long strings for boundary tests; the count is the part after the last colon
  *   $${                a literal "${"
  *
  * A string that is exactly one reference takes the referenced value as is (a number stays a number).
  */
+
+/** The names whose fields are variables (environment, the file's vars) rather than what a step bound. */
+export const VARIABLE_SOURCES = ['env', 'vars'] as const
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
@@ -20,6 +25,8 @@ export const MAX_REPEAT = 100_000
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_-]*$/
 const FIELD = /^[A-Za-z][A-Za-z0-9]*$/
+/** A variable's name, as environment variables are named: SHOP_URL, shop, price2. */
+export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** Splits a string into text and references, or returns the problem with the first malformed `${…}`. */
 export function parseTemplate(input: string): { pieces: Piece[] } | { error: string } {
@@ -57,8 +64,9 @@ export function parseTemplate(input: string): { pieces: Piece[] } | { error: str
       const dot = inner.indexOf('.')
       const name = inner.slice(0, dot)
       const field = inner.slice(dot + 1)
-      if (dot === -1 || !NAME.test(name) || !FIELD.test(field)) {
-        return { error: `${source}: a reference is \${name.field} (e.g. \${order.trackId}) or \${repeat:TEXT:COUNT}` }
+      const variable = (VARIABLE_SOURCES as readonly string[]).includes(name)
+      if (dot === -1 || !NAME.test(name) || !(variable ? VARIABLE_NAME : FIELD).test(field)) {
+        return { error: `${source}: a reference is \${name.field} (e.g. \${order.trackId}, \${env.SHOP_URL}, \${vars.shop}) or \${repeat:TEXT:COUNT}` }
       }
       pieces.push({ kind: 'ref', name, field, source })
     }

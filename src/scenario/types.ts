@@ -1,13 +1,18 @@
 import type { Outcome } from '../domain/payment.js'
-import type { PaymentStatus } from '../domain/types.js'
+import type { Read } from './file.js'
+import type { SCENARIO_VERSION, stepSchemas } from './schema.js'
 import type { Json } from './template.js'
 
-export const SCENARIO_VERSION = 1
+export { SCENARIO_VERSION } from './schema.js'
+
+/** The schemas of the steps' parts: what the file says is read from them (`Read`, defaults filled in). */
+type Steps = typeof stepSchemas
 
 /**
  * A checked scenario file, as the runner reads it: each step with its kind, number and defaults. The shape of
- * the file itself is the schema's (schema.ts); parse.ts builds these from it, so the compiler holds the two in
- * step. Values typed `Json` may hold `${…}` templates, resolved when the step runs.
+ * the file itself is the schema's (schema.ts): what a step carries as written is read from it, and parse.ts
+ * builds these from the file, so the compiler holds the two in step. Values typed `Json` may hold `${…}`
+ * templates, resolved when the step runs.
  */
 export interface Scenario {
   version: typeof SCENARIO_VERSION
@@ -15,6 +20,11 @@ export interface Scenario {
   description?: string
   /** Path the scenario was read from, as given. */
   file: string
+  /**
+   * What `${env.NAME}` and `${vars.name}` stand for: the environment variables the file uses, read when it was
+   * loaded, and its vars with their `--var` overrides.
+   */
+  variables: { env: Record<string, string>; vars: Record<string, string | number | boolean> }
   steps: Step[]
 }
 
@@ -32,6 +42,7 @@ export type Step =
   | VerifiesStep
   | AuditStep
   | ChatStep
+  | HttpStep
 export type StepKind = Step['kind']
 
 interface StepBase {
@@ -41,26 +52,14 @@ interface StepBase {
   title?: string
 }
 
-/** A local HTTP server on 127.0.0.1 that records callbacks; `${as.url}`. */
-export interface ReceiverStep extends StepBase {
-  kind: 'receiver'
-  as: string
-  /** The first N requests are answered with failStatus. */
-  failFirst: number
-  failStatus: number
-  /** A correct merchant: verify with this key on every callback before answering. */
-  verifyWith?: Json
-  /** An endpoint that is not idempotent: a delivery it already answered 2xx gets 409. */
-  refuseRepeats: boolean
-}
+/**
+ * A local HTTP server on 127.0.0.1 that records callbacks; `${as.url}`. The first failFirst requests are
+ * answered with failStatus; verifyWith plays a correct merchant; refuseRepeats an endpoint that is not idempotent.
+ */
+export type ReceiverStep = StepBase & { kind: 'receiver' } & Read<Steps['receiver']['properties']['receiver']>
 
 /** A new merchant for this scenario; `${as.key}`, `${as.name}`. */
-export interface MerchantStep extends StepBase {
-  kind: 'merchant'
-  as: string
-  key?: Json
-  name?: Json
-}
+export type MerchantStep = StepBase & { kind: 'merchant' } & Read<Steps['merchant']['properties']['merchant']>
 
 export interface ToggleStep extends StepBase {
   kind: 'disable' | 'enable'
@@ -75,12 +74,10 @@ export interface CreateStep extends StepBase {
   expect: CreateExpect
 }
 
-export type CreateExpect =
-  | { result: number; message?: Presence; trackId?: boolean }
-  | { error: string; message?: Presence }
+export type CreateExpect = Read<Steps['create']['properties']['expect']>
 
 /** true: present; false: absent; a string: equal to it (after references). */
-export type Presence = boolean | string
+export type Presence = NonNullable<CreateExpect['message']>
 
 /** A payment of this file (the name of a create step), or one named by its trackId (e.g. a bot's). */
 export type PaymentRef = { payment: string } | { trackId: Json }
@@ -91,9 +88,9 @@ export type SimulateStep = StepBase &
     outcome: Outcome
     amount?: Json
     asset?: Json
-    /** The notification's callback mode, as typed (`drop`, `delay=30s`: src/domain/fault.ts). */
-    callback?: string
-    expect: { status: PaymentStatus } | { error: string }
+    /** The notification's callback mode (drop, delay=…, duplicate=…, reorder, send). */
+    callback?: Read<Steps['simulate']['properties']['simulate']>['callback']
+    expect: Read<Steps['simulate']['properties']['expect']>
   }
 
 export interface VerifyStep extends StepBase {
@@ -103,17 +100,12 @@ export interface VerifyStep extends StepBase {
   payment?: string
   trackId?: Json
   merchant?: Json
+  /** Checks as the sandbox's operator: the call is marked and judges nothing of the merchant. */
+  operator: boolean
   expect: VerifyExpect
 }
 
-export interface VerifyExpect {
-  result?: number
-  amount?: Json
-  /** Whether the answered amount equals the order amount (the merchant's check before delivering). */
-  amountMatchesOrder?: boolean
-  refNumber?: Presence
-  message?: Presence
-}
+export type VerifyExpect = Read<Steps['verify']['properties']['expect']>
 
 /** Waits for a callback: at a receiver of this run, or in the sandbox's delivery log (the merchant's own URL). */
 export interface CallbackStep extends StepBase {
@@ -136,23 +128,18 @@ export interface WaitStep extends StepBase {
 /** Moves the sandbox clock. */
 export interface ClockStep extends StepBase {
   kind: 'clock'
-  move: { advance: string } | { set: string } | { reset: true }
+  move: Read<Steps['clock']['properties']['clock']>
 }
 
-/** Mines blocks: a number, or one at a time until a payment is confirmed. */
-export interface MineStep extends StepBase {
-  kind: 'mine'
-  blocks: number
-  /** Name of a create step. */
-  until?: string
-}
+/** Mines blocks: a number, or one at a time until a payment (the name of a create step) is confirmed. */
+export type MineStep = StepBase & { kind: 'mine' } & Read<Steps['mine']['properties']['mine']>
 
 /** Expectations on a payment's verify journal. */
 export type VerifiesStep = StepBase &
   PaymentRef & {
     kind: 'verifies'
     within: number
-    expect: { verified: boolean; result?: number; count?: number }
+    expect: Read<Steps['verifies']['properties']['expect']>
   }
 
 /** Runs the audit and checks its verdict. */
@@ -162,8 +149,8 @@ export interface AuditStep extends StepBase {
   /** Name of a create step. */
   payment?: string
   strict: boolean
-  ignore: string[]
-  expect: { verdict?: 'pass' | 'warn' | 'fail'; fail?: number; warn?: number; found?: string[]; absent?: string[] }
+  ignore: NonNullable<Read<Steps['audit']['properties']['audit']>['ignore']>
+  expect: Read<Steps['audit']['properties']['expect']>
 }
 
 /** Plays the customer of a bot in the Telegram Bot API emulator. */
@@ -186,6 +173,50 @@ export type ChatAction =
   /** Presses the button with this text, of this message (a number or a reference) or the newest that has it. */
   | { press: string; message?: Json }
 
+/** A request to the merchant's own system, and what its answer must show. */
+export interface HttpStep extends StepBase {
+  kind: 'http'
+  as?: string
+  method: HttpMethod
+  url: Json
+  headers: Record<string, Json>
+  body?: { json: Json } | { form: Record<string, Json> } | { text: Json }
+  timeoutMs: number
+  /** Repeat the request until the expectations hold, for up to this long; once when undefined. */
+  withinMs?: number
+  bind: Record<string, HttpBind>
+  expect: HttpExpect
+  /** Where the URL is written (`file:line:col: step N (http) › http.url`), for a URL the run may not reach. */
+  where: string
+}
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
+
+/** Where a bound value comes from: a JSON pointer into the body, a pattern over the body, or a header. */
+export type HttpBind = { json: string } | { body: string } | { header: string; pattern?: string }
+
+export interface HttpExpect {
+  /** Statuses (303) and classes ("2xx"), any one; below 400 when undefined. */
+  status?: Array<number | string>
+  /** Values by JSON pointer. */
+  json?: Record<string, JsonMatcher>
+  /** A pattern the body matches. */
+  body?: string
+  /** Patterns header values match, by lower-case name. */
+  headers?: Record<string, string>
+}
+
+/** A value at a pointer: equal to `equals`, or each comparison given holds. */
+export interface JsonMatcher {
+  equals?: Json
+  pattern?: string
+  gt?: Json
+  gte?: Json
+  lt?: Json
+  lte?: Json
+  exists?: boolean
+}
+
 /** Fields each kind of step binds under its `as` name. */
 export const BOUND_FIELDS = {
   receiver: ['url'],
@@ -198,4 +229,5 @@ export const BOUND_FIELDS = {
   chatSend: ['text', 'messageId'],
   chatExpect: ['text', 'messageId', 'url', 'trackId'],
   chatPress: ['messageId', 'url', 'trackId', 'data'],
+  http: ['status', 'location', 'trackId', 'body'],
 } as const

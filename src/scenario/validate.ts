@@ -70,9 +70,14 @@ function explain(errors: ErrorObject[]): Problem[] {
 function describeError(error: ErrorObject): Problem | undefined {
   const path = pathOf(error.instancePath)
   const schema = error.parentSchema as SchemaObject
+  // A key that breaks propertyNames: the key itself is wrong, and its own error (pattern, length) says how.
+  if (error.propertyName !== undefined) {
+    return { path: [...path, error.propertyName], key: true, message: `${typeof schema.errorMessage === 'string' ? schema.errorMessage : expected(schema)}, got ${describe(error.propertyName)}` }
+  }
   switch (error.keyword) {
     case 'if':
-      return undefined // its then/else errors say what is wrong
+    case 'propertyNames':
+      return undefined // its then/else errors, or the key's own, say what is wrong
     case 'not':
       return { path, message: typeof schema.errorMessage === 'string' ? schema.errorMessage : 'is not allowed here' }
     case 'additionalProperties': {

@@ -3,6 +3,7 @@ import type { BuildCompilerFromPool } from '@fastify/ajv-compiler'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { AllowedHosts } from '../domain/request-guard.js'
 import { consoleLine, describeRequest, type RequestLog } from '../inspector/request-log.js'
+import { isOperatorMark, OPERATOR_HEADER } from '../domain/operator.js'
 import type { SandboxService } from '../service/sandbox.js'
 import { installJsonBody } from '../http/body.js'
 import { closeQuietConnections } from './connections.js'
@@ -147,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ...(request.outcome ? { outcome: request.outcome } : {}),
         ...(request.jsonBytes ? { body: request.jsonBytes } : {}),
         ...(request.fault !== undefined ? { fault: request.fault } : {}),
+        ...(isOperatorMark(request.headers[OPERATOR_HEADER.toLowerCase()]) ? { operator: true } : {}),
       })
       if (!entry) return
       log?.(consoleLine(entry))

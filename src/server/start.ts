@@ -13,6 +13,7 @@ import { SandboxClock } from '../clock/sandbox-clock.js'
 import { ClockService } from '../clock/service.js'
 import { ExpiryWatch } from '../service/expiry.js'
 import { MAX_DURATION_MS } from '../domain/duration.js'
+import { parsePublicUrl } from '../domain/checkout-url.js'
 import { waitAskedBy } from '../domain/fault.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
@@ -83,8 +84,14 @@ export interface StartOptions {
   allowedHosts?: readonly string[] | true
   /** Time allowed to send the headers (default 10 s) and the whole request (default 30 s); then 408 and close. 0: no limit. */
   timeouts?: Partial<RequestTimeouts>
-  /** The Bot API emulator's webhook retry waits and timeout. */
+  /** The Bot API emulator's webhook retry waits and timeout, and whether URL buttons may lead to local addresses. */
   telegram?: Omit<TelegramOptions, 'now'>
+  /**
+   * Where customers and bots reach the sandbox (a tunnel, a LAN name): checkout URLs the sandbox hands out start
+   * with it (health, the inspector, the CLI, scenario bindings), and its host name is answered. Default: the URL it
+   * listens on.
+   */
+  publicUrl?: string
   /**
    * A checked export file (ExportReader's image) that replaces the data file's state before the server listens,
    * as an import would: whole, or not at all (then the start fails and the data file is as it was).
@@ -148,7 +155,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   })
   const now = (): Date => sandboxClock.now()
   const policy = resolvePolicy(options.callbacks)
-  const allowedHosts = resolveAllowedHosts(options.allowedHosts, host)
+  const publicUrl = options.publicUrl === undefined ? undefined : parsePublicUrl(options.publicUrl)
+  if (publicUrl && 'problem' in publicUrl) throw new TypeError(`publicUrl ${publicUrl.problem}`)
+  const allowedHosts = withPublicHost(resolveAllowedHosts(options.allowedHosts, host), publicUrl?.host)
   const requests = new RequestLog(options.requestLog)
   const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
   // Node refuses a headers timeout longer than the request's.
@@ -193,7 +202,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     // The rules of the last start go; this start's take their place.
     await faults.clear('start')
     for (const rule of options.apiFaults ?? []) await faults.add(rule, 'start')
-    let info: SandboxInfo = { name: 'pay-sandbox', version, url: '', dataFile, pid: process.pid, startedAt: now().toISOString() }
+    let info: SandboxInfo = {
+      name: 'pay-sandbox',
+      version,
+      url: '',
+      dataFile,
+      pid: process.pid,
+      startedAt: now().toISOString(),
+    }
     const app = (started.app = await buildApp({
       service,
       info: () => info,
@@ -217,6 +233,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           callbacks,
           requests,
           url: () => info.url,
+          checkoutBase: () => info.settings?.publicUrl ?? info.url,
           lab: {
             clock: () => sandboxClock.view(),
             verifiesOf: (trackId) => service.store.verifiesOf(trackId),
@@ -237,7 +254,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     const boundPort = typeof address === 'object' && address ? address.port : port
     const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
     const url = `http://${urlHost}:${boundPort}`
-    info = { ...info, url, settings: settingsOf(options, { host, port: boundPort, dataFile, policy }) }
+    info = { ...info, url, settings: settingsOf(options, { host, port: boundPort, dataFile, policy, ...(publicUrl ? { publicUrl: publicUrl.url } : {}) }) }
     store.setUrl(url)
     callbacks.resume()
     telegram.resume()
@@ -315,7 +332,7 @@ function checkDurations(options: StartOptions): void {
 }
 
 /** What the sandbox runs with, as /_sandbox/health reports it. */
-function settingsOf(options: StartOptions, resolved: { host: string; port: number; dataFile: string; policy: CallbackPolicy }): SandboxSettings {
+function settingsOf(options: StartOptions, resolved: { host: string; port: number; dataFile: string; policy: CallbackPolicy; publicUrl?: string }): SandboxSettings {
   const given = options.allowedHosts === true ? undefined : parseAllowedHosts(options.allowedHosts ?? [])
   // A list that is not one was refused before the sandbox started.
   const allowedHosts = given === undefined ? true : 'error' in given ? [] : given.hosts === 'all' ? true : given.hosts
@@ -332,7 +349,15 @@ function settingsOf(options: StartOptions, resolved: { host: string; port: numbe
     quiet: options.log === undefined,
     ...(options.files ? { files: options.files } : {}),
     ...(options.apiFaults && options.apiFaults.length > 0 ? { apiFaults: options.apiFaults.map(inputOf) } : {}),
+    ...(resolved.publicUrl !== undefined ? { publicUrl: resolved.publicUrl } : {}),
+    ...(options.telegram?.allowLocalUrls ? { telegram: { allowLocalUrls: true } } : {}),
   }
+}
+
+/** The public URL's host is answered too: whoever named it expects the sandbox to be reached by it. */
+function withPublicHost(allowed: AllowedHosts, host: string | undefined): AllowedHosts {
+  if (host === undefined || allowed === 'all' || isIP(host) !== 0 || allowed.includes(host)) return allowed
+  return [...allowed, host]
 }
 
 /** The option checked, plus the listening host when it is a name: whoever listens there expects to be reached by it. */

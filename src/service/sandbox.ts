@@ -110,9 +110,9 @@ export class SandboxService {
 
   /**
    * The spec's verify. A verify of an existing payment is recorded in its verify journal, without holding the
-   * answer (see Store.observeVerify).
+   * answer (see Store.observeVerify); `operator` marks one the sandbox's operator made (see domain/operator.ts).
    */
-  verify(body: Record<string, unknown>): VerifyBody {
+  verify(body: Record<string, unknown>, options: { operator?: boolean } = {}): VerifyBody {
     let merchant: Merchant | undefined
     let payment: Payment | undefined
     let looked = false
@@ -125,7 +125,7 @@ export class SandboxService {
       },
     )
     if (!looked && typeof body.trackId === 'string' && body.trackId.length > 0) payment = this.store.getPayment(body.trackId)
-    if (payment) this.store.observeVerify(verifyEntry({ payment, key: body.merchant, merchant, answer, at: this.stamp() }))
+    if (payment) this.store.observeVerify(verifyEntry({ payment, key: body.merchant, merchant, answer, at: this.stamp(), operator: options.operator === true }))
     return answer
   }
 

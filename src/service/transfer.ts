@@ -1,19 +1,7 @@
 import { SandboxError } from '../domain/outcomes.js'
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportCheck, type ExportFile, type ExportImage } from '../domain/transfer.js'
+import type { ImportResult, ResetResult } from '../http/schemas.js'
 import type { SandboxService } from './sandbox.js'
-
-export interface ResetResult {
-  /** Payments, deliveries and API fault rules removed. */
-  cleared: { payments: number; deliveries: number; faults: number }
-  /** Merchants stay, with their keys and enabled state. */
-  kept: { merchants: number }
-}
-
-export interface ImportResult {
-  loaded: { merchants: number; payments: number; deliveries: number }
-  /** What the import replaced. */
-  replaced: { merchants: number; payments: number; deliveries: number }
-}
 
 /** Clears payments and deliveries, and the API fault rules; merchants are kept so API keys in use stay valid. */
 export async function resetSandbox(service: SandboxService): Promise<ResetResult> {

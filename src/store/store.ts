@@ -424,7 +424,9 @@ export class Store {
         if (first.change.k === 'replace') await this.writeImport(first.seq, first.change.v)
         else await this.journal.append(batch.map(journalLine).join(''))
       } catch (error) {
-        this.failAll(batch, error as Error, first.change.k === 'replace' ? this.file : this.journalPath)
+        // Observations alone promised nothing and nothing was made on top of them: they are dropped, and the
+        // changes queued meanwhile are written next. A failed change fails what was made on top of it.
+        if (observed < batch.length) this.failAll(batch, error as Error, first.change.k === 'replace' ? this.file : this.journalPath)
         continue
       }
       for (const p of batch) {

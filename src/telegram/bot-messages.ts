@@ -4,7 +4,7 @@ import type { EmulatorCore } from './core.js'
 import { formatText, MAX_CAPTION_LENGTH } from './entities.js'
 import { badRequest } from './errors.js'
 import type { Files } from './files.js'
-import { isInline, parseMarkup } from './markup.js'
+import { isInline, type MarkupRules, parseMarkup } from './markup.js'
 import { toMessage } from './messages.js'
 import type { Params } from './params.js'
 
@@ -19,6 +19,7 @@ export class BotMessages {
   constructor(
     private readonly core: EmulatorCore,
     private readonly files: Files,
+    private readonly rules: MarkupRules = {},
   ) {}
 
   async sendMessage(bot: BotRecord, p: Params): Promise<Message> {
@@ -131,6 +132,6 @@ export class BotMessages {
   }
 
   private markup(p: Params): Markup | undefined {
-    return parseMarkup(p.json('reply_markup', 'reply keyboard markup'))
+    return parseMarkup(p.json('reply_markup', 'reply keyboard markup'), this.rules)
   }
 }

@@ -6,108 +6,15 @@ import type { BotRecord, MessageRecord } from '../domain/telegram-records.js'
 import { CHAT_STYLES, chatPage } from './chat-page.js'
 import { DEFAULT_CHAT_ID } from './messages.js'
 import type { TelegramService } from './service.js'
-import type { ChatBot, ChatMessage } from './views.js'
+import type { ChatBot, ChatMessage, ChatMessages, ChatPress, ChatSent } from './views.js'
+import type { WireProvider } from '../http/type-provider.js'
+import type { Received } from '../http/wire.js'
 import { GUARD_REFUSALS, json, media, noQuery, replies } from '../http/schemas.js'
-
-const chatRef = {
-  bot: { type: 'string', minLength: 1, maxLength: 200 },
-  chat: { type: 'integer', minimum: 1, maximum: 9007199254740991 },
-} as const
-
-const botsBody = {
-  type: 'object',
-  properties: {
-    token: { type: 'string', minLength: 1, maxLength: 200 },
-    username: { type: 'string', minLength: 1, maxLength: 64 },
-    firstName: { type: 'string', minLength: 1, maxLength: 64 },
-  },
-  required: ['token'],
-  additionalProperties: false,
-} as const
-
-const sendBody = {
-  type: 'object',
-  properties: { ...chatRef, text: { type: 'string', minLength: 1, maxLength: 4096 }, firstName: { type: 'string', minLength: 1, maxLength: 64 } },
-  required: ['text'],
-  additionalProperties: false,
-} as const
-
-const pressBody = {
-  type: 'object',
-  properties: {
-    ...chatRef,
-    button: { type: 'string', minLength: 1, maxLength: 4096 },
-    messageId: { type: 'integer', minimum: 1 },
-    wait: { type: 'integer', minimum: 0, maximum: 10000 },
-  },
-  required: ['button'],
-  additionalProperties: false,
-} as const
-
-const messagesQuery = {
-  type: 'object',
-  properties: { ...chatRef, after: { type: 'integer', minimum: 0 }, limit: { type: 'integer', minimum: 1, maximum: 100000 } },
-  additionalProperties: false,
-} as const
-
-const pageQuery = {
-  type: 'object',
-  properties: { bot: { type: 'string', maxLength: 200 }, chat: { type: 'string', maxLength: 20 } },
-} as const
-
-const fileParams = { type: 'object', properties: { fileId: { type: 'string', minLength: 1, maxLength: 200 } }, required: ['fileId'] } as const
+import { botRef, botSchema, botsBody, chatRef, fileParams, messageSchema, messagesQuery, pageQuery, pressAnswer, pressBody, sendBody } from './chat-schemas.js'
 
 const HEARTBEAT_MS = 15_000
 
 const tags = ['Chat']
-
-const botSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    username: { type: 'string' },
-    firstName: { type: 'string' },
-    token: { type: 'string' },
-    mode: { type: 'string', enum: ['polling', 'webhook'] },
-    webhook: { type: 'object', properties: { url: { type: 'string' }, maxConnections: { type: 'integer' }, secretToken: { type: 'boolean' } } },
-    pendingUpdates: { type: 'integer', description: 'updates the bot has not received yet' },
-    commands: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'as setMyCommands gave them' },
-    chats: { type: 'array', items: { type: 'integer' }, description: 'the simulated customers that wrote to it' },
-    createdAt: { type: 'string' },
-  },
-  required: ['id', 'username', 'firstName', 'token', 'mode', 'pendingUpdates', 'commands', 'chats', 'createdAt'],
-} as const
-
-/** A message of a chat; its text, entities, photo and buttons as the Bot API gave them. */
-const messageSchema = {
-  type: 'object',
-  properties: {
-    messageId: { type: 'integer' },
-    from: { type: 'string', enum: ['bot', 'user'] },
-    date: { type: 'integer', description: 'Unix seconds' },
-    text: { type: 'string' },
-    caption: { type: 'string' },
-    editDate: { type: 'integer' },
-    deleted: { type: 'boolean', const: true },
-  },
-  required: ['messageId', 'from', 'date'],
-  additionalProperties: true,
-} as const
-
-const botRef = { type: 'object', properties: { id: { type: 'integer' }, username: { type: 'string' } }, required: ['id', 'username'] } as const
-
-const pressAnswer = {
-  oneOf: [
-    {
-      type: 'object',
-      description: 'a callback button: the query sent to the bot, and its answer if it came in time',
-      properties: { kind: { const: 'callback' }, callbackQueryId: { type: 'string' }, data: { type: 'string' }, answer: { type: 'object', additionalProperties: true } },
-      required: ['kind', 'callbackQueryId', 'data'],
-    },
-    { type: 'object', description: 'a URL button', properties: { kind: { const: 'url' }, url: { type: 'string' } }, required: ['kind', 'url'] },
-    { type: 'object', description: 'a reply-keyboard button: its text, sent as the customer', properties: { kind: { const: 'text' }, message: messageSchema }, required: ['kind', 'message'] },
-  ],
-} as const
 
 const CHAT_LOOKUP = ['invalidBody', 'invalidField', 'notFound'] as const
 
@@ -137,7 +44,8 @@ function messageView({ botId: _b, chatId: _c, ...rest }: MessageRecord): ChatMes
  * chat page), its event stream, the files bots sent, and the chat page at /chat.
  */
 export function chatRoutes(service: TelegramService) {
-  return async function (app: FastifyInstance): Promise<void> {
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
     const streams = new Set<ServerResponse>()
     app.addHook('preClose', async () => {
       for (const res of streams) res.destroy()
@@ -161,7 +69,7 @@ export function chatRoutes(service: TelegramService) {
     }
     app.get('/_sandbox/chat/bots', { schema: botsSchema }, async () => ({ bots: service.listBots().map((b) => botView(b, service)) }))
 
-    app.post<{ Body: { token: string; username?: string; firstName?: string } }>(
+    app.post(
       '/_sandbox/chat/bots',
       {
         schema: {
@@ -174,7 +82,7 @@ export function chatRoutes(service: TelegramService) {
       async (request, reply) => reply.code(201).send({ bot: botView(await service.registerBot(request.body), service) }),
     )
 
-    app.get<{ Querystring: { bot?: string; chat?: number; after?: number; limit?: number } }>(
+    app.get(
       '/_sandbox/chat/messages',
       {
         schema: {
@@ -194,11 +102,12 @@ export function chatRoutes(service: TelegramService) {
         let messages = service.messages(bot.id, chatId)
         if (request.query.after !== undefined) messages = messages.filter((m) => m.messageId > request.query.after!)
         if (request.query.limit !== undefined) messages = messages.slice(-request.query.limit)
-        return { bot: { id: bot.id, username: bot.username }, chat: chatId, messages: messages.map(messageView) }
+        const answer: ChatMessages = { bot: { id: bot.id, username: bot.username }, chat: chatId, messages: messages.map(messageView) }
+        return answer
       },
     )
 
-    app.post<{ Body: { bot?: string; chat?: number; text: string; firstName?: string } }>(
+    app.post(
       '/_sandbox/chat/send',
       {
         schema: {
@@ -220,11 +129,12 @@ export function chatRoutes(service: TelegramService) {
           ...(request.body.chat !== undefined ? { chatId: request.body.chat } : {}),
           ...(request.body.firstName !== undefined ? { firstName: request.body.firstName } : {}),
         })
-        return reply.code(201).send({ bot: { id: bot.id, username: bot.username }, chat: message.chatId, message: messageView(message) })
+        const answer: ChatSent = { bot: { id: bot.id, username: bot.username }, chat: message.chatId, message: messageView(message) }
+        return reply.code(201).send(answer)
       },
     )
 
-    app.post<{ Body: { bot?: string; chat?: number; button: string; messageId?: number; wait?: number } }>(
+    app.post(
       '/_sandbox/chat/press',
       {
         schema: {
@@ -243,11 +153,12 @@ export function chatRoutes(service: TelegramService) {
           ...(messageId !== undefined ? { messageId } : {}),
           ...(wait !== undefined ? { waitMs: wait } : {}),
         })
-        return result.kind === 'text' ? { kind: 'text', message: messageView(result.message) } : result
+        const answer: ChatPress = result.kind === 'text' ? { kind: 'text', message: messageView(result.message) } : result
+        return answer
       },
     )
 
-    app.get<{ Querystring: { bot?: string; chat?: number } }>(
+    app.get(
       '/_sandbox/chat/events',
       {
         schema: {
@@ -286,7 +197,8 @@ export function chatRoutes(service: TelegramService) {
       querystring: noQuery,
       response: replies('GET', { 200: media('its bytes, with its own type', 'application/octet-stream') }, ['invalidBody', 'notFound']),
     }
-    app.get<{ Params: { fileId: string } }>('/_sandbox/chat/files/:fileId', { schema: fileSchema }, async (request, reply) => {
+    // Bytes, not text: this one answer is not typed by its schema.
+    fastify.get<{ Params: Received<typeof fileParams> }>('/_sandbox/chat/files/:fileId', { schema: fileSchema }, async (request, reply) => {
       const file = service.file(request.params.fileId)
       if (!file) throw new SandboxError('notFound', `no file ${request.params.fileId} (files are let go, oldest first, beyond 64 MB)`)
       return reply
@@ -297,7 +209,7 @@ export function chatRoutes(service: TelegramService) {
         .send(Buffer.from(file.data, 'base64'))
     })
 
-    app.get<{ Querystring: { bot?: string; chat?: string } }>(
+    app.get(
       '/chat',
       {
         schema: { tags, summary: 'The chat page: play the customer of a bot', querystring: pageQuery, response: replies('GET', { 200: media('the page', 'text/html') }, [], { html: GUARD_REFUSALS }) },

@@ -26,8 +26,14 @@ function field(o: Json, name: string, type: 'String' | 'Boolean', required: bool
   throw new Error(`Field "${name}" must be of type ${type}`)
 }
 
-/** Why Telegram refuses a URL in an inline button, or undefined when it takes it. */
-export function buttonUrlProblem(url: string): string | undefined {
+/** What the emulator takes beyond Telegram's rules, for local testing. */
+export interface MarkupRules {
+  /** URL buttons may lead to loopback addresses and dot-less names (`--telegram-allow-local-urls`). */
+  allowLocalUrls?: boolean
+}
+
+/** Why Telegram refuses a URL in an inline button, or undefined when it takes it (or the rules allow it locally). */
+export function buttonUrlProblem(url: string, rules: MarkupRules = {}): string | undefined {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -37,20 +43,22 @@ export function buttonUrlProblem(url: string): string | undefined {
   if (parsed.protocol === 'tg:') return undefined
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'Unsupported URL protocol'
   const host = parsed.hostname.replace(/^\[|\]$/g, '').toLowerCase()
+  if (host === '') return 'Wrong HTTP URL'
+  if (rules.allowLocalUrls) return undefined
   // Telegram's servers open the link for the user: names without a dot and loopback addresses lead nowhere.
-  if (host === '' || host === 'localhost' || host.endsWith('.localhost')) return 'Wrong HTTP URL'
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'Wrong HTTP URL'
   if (isIP(host) === 4 && (host.startsWith('127.') || host === '0.0.0.0')) return 'Wrong HTTP URL'
   if (isIP(host) === 6 && (host === '::1' || host === '::')) return 'Wrong HTTP URL'
   if (isIP(host) === 0 && !host.includes('.')) return 'Wrong HTTP URL'
   return undefined
 }
 
-function inlineButton(value: unknown): InlineKeyboardButton {
+function inlineButton(value: unknown, rules: MarkupRules): InlineKeyboardButton {
   if (!isObject(value)) throw new Error('InlineKeyboardButton must be an Object')
   const text = field(value, 'text', 'String', true) as string
   const url = field(value, 'url', 'String', false) as string | undefined
   if (url) {
-    const problem = buttonUrlProblem(url)
+    const problem = buttonUrlProblem(url, rules)
     if (problem) throw badRequest(`inline keyboard button URL '${url}' is invalid: ${problem}`)
     return { text, url }
   }
@@ -91,7 +99,7 @@ function rows<T>(value: unknown, arrayError: string, parse: (v: unknown) => T, p
  * Checks a `reply_markup` value (already JSON-decoded) with the Bot API server's rules and wording; undefined
  * when it asks for nothing. `inlineOnly` for edits, which take only inline keyboards.
  */
-export function parseMarkup(value: unknown): Markup | undefined {
+export function parseMarkup(value: unknown, rules: MarkupRules = {}): Markup | undefined {
   if (value === undefined) return undefined
   if (!isObject(value)) throw badRequest('Object expected as reply markup')
   let markup: Markup | undefined
@@ -113,7 +121,7 @@ export function parseMarkup(value: unknown): Markup | undefined {
       const inline = rows(
         value.inline_keyboard,
         'Field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays',
-        inlineButton,
+        (button) => inlineButton(button, rules),
         "Can't parse inline keyboard button",
       )
       count = inline.flat().length

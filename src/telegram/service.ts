@@ -16,6 +16,11 @@ export interface TelegramOptions {
   webhookRetryMs?: number[]
   /** Time a webhook has to answer. Default 10 s. */
   webhookTimeoutMs?: number
+  /**
+   * URL buttons may lead to loopback addresses and dot-less names, which Telegram refuses (`Wrong HTTP URL`):
+   * for testing a bot's button to a local checkout page. Default off, as on Telegram.
+   */
+  allowLocalUrls?: boolean
 }
 
 const DEFAULT_RETRY_MS = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000]
@@ -48,7 +53,7 @@ export class TelegramService {
       (botId, reply) => this.webhookReply(botId, reply),
     )
     const files = new Files(core)
-    const messages = new BotMessages(core, files)
+    const messages = new BotMessages(core, files, { allowLocalUrls: options.allowLocalUrls === true })
     const customer = new Customer(core, updates)
     this.core = core
     this.bots = bots

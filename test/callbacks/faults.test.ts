@@ -51,12 +51,16 @@ describe('callback faults asked for by simulate', () => {
     const trackId = await payment(sb.client, rx.url)
     await sb.client.simulate(trackId, { outcome: 'paid', callback: 'duplicate=3' })
     const got = await rx.waitFor(3)
+    // Recorded once the third answer is in (which the receiver has seen first).
+    const d = await eventually(async () => {
+      const [x] = await sb.client.listDeliveries({ trackId })
+      return x?.state === 'delivered' ? x : undefined
+    })
     await settle()
     expect(rx.received).toHaveLength(3)
     expect(new Set(got.map((r) => r.text)).size).toBe(1)
     expect(new Set(got.map((r) => r.headers['x-pay-sandbox-delivery'])).size).toBe(1)
     expect(got.map((r) => r.headers['x-pay-sandbox-attempt'])).toEqual(['1', '2', '3'])
-    const [d] = await sb.client.listDeliveries({ trackId })
     expect(d).toMatchObject({ state: 'delivered', fault: { mode: 'duplicate', copies: 3 } })
   })
 
@@ -97,6 +101,8 @@ describe('callback faults asked for by simulate', () => {
     await sb.client.simulate(trackId, { outcome: 'unfinalized', callback: 'reorder' })
     await sb.client.simulate(trackId, { outcome: 'paid', callback: 'drop' })
     const [got] = await rx.waitFor(1)
+    // Recorded once its answer is in (which the receiver has seen first).
+    await expect.poll(async () => (await sb.client.listDeliveries({ trackId }))[0]?.state).toBe('delivered')
     await settle()
     expect(rx.received).toHaveLength(1)
     expect(got!.json.status).toBe('unfinalized')

@@ -79,7 +79,7 @@ export async function receiver(answer: (n: number, req: Received) => Answer = ()
     url: `http://127.0.0.1:${port}/callback`,
     received,
     connections,
-    waitFor(count, timeoutMs = 5000) {
+    waitFor(count, timeoutMs = 10_000) {
       if (received.length >= count) return Promise.resolve(received)
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
@@ -108,7 +108,7 @@ export async function closedPortUrl(): Promise<string> {
 }
 
 /** Polls `check` until it returns a value, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
   const until = Date.now() + timeoutMs
   for (;;) {
     const value = await check()

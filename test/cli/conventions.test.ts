@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { pay, ROOT, sandbox, tempDir } from '../helpers.js'
@@ -38,6 +38,17 @@ describe('every command', () => {
       for (const e of c.examples ?? []) if (!e.includes('<%= config.bin %>')) problems.push(`${id}: example without the bin: ${e}`)
     }
     expect(problems).toEqual([])
+  })
+
+  test('a command that talks to a sandbox starts without loading the server or the schema validator', async () => {
+    const dir = await tempDir()
+    const loaded = join(dir, 'loaded.json')
+    const hook = join(dir, 'hook.cjs')
+    await writeFile(hook, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, JSON.stringify(Object.keys(require('node:module')._cache))))\n`)
+    const r = await pay(['payment', 'verify', 'nope', '--url', 'http://127.0.0.1:9', '--json'], { env: { NODE_OPTIONS: `--require ${hook}` } })
+    expect(r.code, r.stderr).toBe(3)
+    const modules = JSON.parse(await readFile(loaded, 'utf8')) as string[]
+    expect(modules.filter((m) => /[/\\]node_modules[/\\](ajv|fastify|@fastify)[/\\]/.test(m))).toEqual([])
   })
 })
 

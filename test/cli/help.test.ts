@@ -50,13 +50,12 @@ describe('pay help', () => {
 describe('-h and --help on every command', () => {
   test.each(ids)('pay %s -h', async (id) => {
     const words = id.split(':')
-    const short = await pay([...words, '-h'])
+    const [short, long] = await Promise.all([pay([...words, '-h']), pay([...words, '--help'])])
     expect(short.code, short.stderr).toBe(0)
     expect(short.stderr).toBe('')
     // oclif reads `pay help -h` as `pay help`: the list of commands.
     expect(short.stdout).toContain(id === 'help' ? '$ pay [COMMAND]' : `$ pay ${words.join(' ')}`)
     if (id !== 'help') expect(short.stdout).toContain('EXAMPLES')
-    const long = await pay([...words, '--help'])
     expect(long.stdout).toBe(short.stdout)
   })
 })

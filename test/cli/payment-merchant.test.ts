@@ -99,26 +99,31 @@ describe('pay payment / pay merchant against a running sandbox', () => {
     const c = await pay(['merchant', 'create', '--key', 'cli-shop', '--name', 'CLI Shop', '--json'], { env })
     expect(c.code, c.stderr).toBe(0)
     expect(JSON.parse(c.stdout)).toMatchObject({ key: 'cli-shop', name: 'CLI Shop', enabled: true })
-    const dup = await pay(['merchant', 'create', '--key', 'cli-shop'], { env })
+    // Each step's commands at once where they do not depend on one another.
+    const [dup, generated, trackId, missing] = await Promise.all([
+      pay(['merchant', 'create', '--key', 'cli-shop'], { env }),
+      pay(['merchant', 'create', '--json'], { env }),
+      createTrackId(['--merchant', 'cli-shop']),
+      pay(['merchant', 'disable', 'nobody'], { env }),
+    ])
     expect(dup.code).toBe(5)
     expect(dup.stderr).toContain('a merchant with key cli-shop already exists')
-    const generated = JSON.parse((await pay(['merchant', 'create', '--json'], { env })).stdout) as { key: string }
-    expect(generated.key).toMatch(/^sandbox_[A-Za-z0-9_-]{16}$/)
+    expect((JSON.parse(generated.stdout) as { key: string }).key).toMatch(/^sandbox_[A-Za-z0-9_-]{16}$/)
+    expect(missing.code).toBe(5)
+    expect(missing.stderr).toContain('no merchant with key nobody')
 
-    const trackId = await createTrackId(['--merchant', 'cli-shop'])
     expect((await pay(['merchant', 'disable', 'cli-shop'], { env })).stdout).toContain('Merchant cli-shop is disabled')
-    const list = await pay(['merchant', 'list'], { env })
+    const [list, v, created] = await Promise.all([
+      pay(['merchant', 'list'], { env }),
+      pay(['payment', 'verify', trackId, '--merchant', 'cli-shop', '--json'], { env }),
+      pay(['payment', 'create', '--amount', '1', '--callback-url', 'http://localhost/cb', '--merchant', 'cli-shop'], { env }),
+    ])
     expect(list.stdout).toMatch(/cli-shop\s+CLI Shop\s+disabled/)
     expect(list.stdout).toMatch(/sandbox\s+Sandbox merchant\s+enabled/)
-    const v = await pay(['payment', 'verify', trackId, '--merchant', 'cli-shop', '--json'], { env })
     expect(JSON.parse(v.stdout)).toEqual({ result: 103, message: 'Merchant account is disabled' })
-    const created = await pay(['payment', 'create', '--amount', '1', '--callback-url', 'http://localhost/cb', '--merchant', 'cli-shop'], { env })
     expect(created.code).toBe(4)
     await pay(['merchant', 'enable', 'cli-shop'], { env })
     expect(JSON.parse((await pay(['payment', 'verify', trackId, '--merchant', 'cli-shop', '--json'], { env })).stdout).result).toBe(202)
-    const missing = await pay(['merchant', 'disable', 'nobody'], { env })
-    expect(missing.code).toBe(5)
-    expect(missing.stderr).toContain('no merchant with key nobody')
   })
 
   test('PAY_MERCHANT_KEY picks the merchant', async () => {

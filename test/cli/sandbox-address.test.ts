@@ -50,8 +50,11 @@ describe('pay sandbox start: where it listens', () => {
       return record.url
     }
     const env = { PAY_SANDBOX_URL: `http://127.0.0.1:${c}`, PAY_SANDBOX_PORT: String(b) }
-    expect(await started(['--port', String(a), '--data', join(dir, 'a.json')], env)).toBe(`http://127.0.0.1:${a}`)
-    expect(await started(['--data', join(dir, 'b.json')], env)).toBe(`http://127.0.0.1:${b}`)
+    // Three sandboxes on three data files, side by side: --port a on 127.0.0.1, PAY_SANDBOX_PORT b, then --port a
+    // again on the URL's host (localhost, which 127.0.0.1 also is: it waits for the first to stop).
+    const [first, second] = await Promise.all([started(['--port', String(a), '--data', join(dir, 'a.json')], env), started(['--data', join(dir, 'b.json')], env)])
+    expect(first).toBe(`http://127.0.0.1:${a}`)
+    expect(second).toBe(`http://127.0.0.1:${b}`)
     expect(await started(['--port', String(a), '--data', join(dir, 'c.json')], { PAY_SANDBOX_URL: `http://localhost:${c}` })).toBe(`http://localhost:${a}`)
   })
 

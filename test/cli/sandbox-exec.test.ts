@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process'
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, expect, test } from 'vitest'
 import type { ExportFile } from '../../src/client/index.js'
@@ -12,8 +11,8 @@ import { startRunning } from '../reliability/proc.js'
 /** A node one-liner as a command for `pay sandbox exec --`. */
 const node = (script: string) => [process.execPath, '-e', script]
 
-/** Temporary data folders `sandbox exec` made and did not remove. */
-const leftovers = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('pay-sandbox-exec-'))
+/** Temporary data folders `sandbox exec` made in `dir` and did not remove. */
+const leftovers = async (dir: string) => (await readdir(dir)).filter((name) => name.startsWith('pay-sandbox-exec-'))
 
 let seed: ExportFile
 beforeAll(async () => {
@@ -21,10 +20,14 @@ beforeAll(async () => {
 })
 
 test('the command\'s exit code (0, 3, 42) is the exit code, and the temporary data is removed', async () => {
-  const before = await leftovers()
-  const runs = await Promise.all([0, 3, 42].map((code) => pay(['sandbox', 'exec', '--', ...node(`process.exit(${code})`)])))
+  // A temporary folder of their own: other tests and other checkouts' suites run sandbox exec in the shared one.
+  const tmp = await tempDir()
+  // Each command counts the sandboxes' temporary folders there while it runs: its own at least.
+  const count = "process.stdout.write(String(require('fs').readdirSync(require('os').tmpdir()).filter((n) => n.startsWith('pay-sandbox-exec-')).length))"
+  const runs = await Promise.all([0, 3, 42].map((code) => pay(['sandbox', 'exec', '--', ...node(`${count}; process.exit(${code})`)], { env: { TMPDIR: tmp } })))
   expect(runs.map((r) => r.code)).toEqual([0, 3, 42])
-  expect(await leftovers()).toEqual(before)
+  for (const run of runs) expect(Number(run.stdout)).toBeGreaterThanOrEqual(1)
+  expect(await leftovers(tmp)).toEqual([])
 })
 
 test('the command sees PAY_SANDBOX_URL and PAY_MERCHANT_KEY of a running sandbox; its stdout and stderr pass through', async () => {
@@ -100,10 +103,7 @@ test('a signal that ends the command is 128+n; Ctrl-C is passed on to the comman
     })
     setInterval(() => {}, 1000)`
   const child = spawn(process.execPath, [BIN, 'sandbox', 'exec', '--data', data, '--', ...node(script)], { stdio: 'ignore', env: { ...process.env, CI: '1' } })
-  for (let i = 0; i < 200; i++) {
-    if (await readFile(ready).then(() => true, () => false)) break
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  await expect.poll(() => readFile(ready).then(() => true, () => false), { timeout: 30_000 }).toBe(true)
   child.kill('SIGINT')
   expect(await exited(child)).toBe(5)
   const saved = JSON.parse(await readFile(data, 'utf8')) as { merchants: Array<{ key: string }> }

@@ -61,6 +61,8 @@ async function samples(): Promise<Record<StartOptionName, Typed>> {
     'payment-ttl': '90s',
     confirmations: 4,
     'block-time': '2m',
+    'public-url': 'https://pay-dev.example.test',
+    'telegram-allow-local-urls': true,
     'api-fault': ['verify:status=503:times=2', 'create:retry-after=429:seconds=3:merchant=shop_1', 'all:delay=1.5s:rate=0.25:seed=7'],
   }
 }

@@ -1,7 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { cp, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { pay, ROOT, sandbox, tempDir } from '../helpers.js'
+import { BIN, pay, ROOT, sandbox, tempDir } from '../helpers.js'
 
 const manifest = JSON.parse(await readFile(join(ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, unknown> }
 
@@ -94,5 +94,21 @@ describe('failures go to stderr; with --json, stdout holds exactly one JSON docu
     expect(plain.code).toBe(127)
     expect(plain.stdout).toBe('')
     expect(plain.stderr).toBe('Error: nosuch is not a pay command\n  → pay help lists every command\n')
+  })
+
+  test('under NODE_ENV=test or development, in a project without TypeScript, stderr holds only the failure', async () => {
+    // The built package beside its dependencies, all but TypeScript (as a plain JavaScript project installs it).
+    const copy = await tempDir()
+    for (const part of ['bin', 'dist', 'package.json', 'oclif.manifest.json']) await cp(join(ROOT, part), join(copy, part), { recursive: true })
+    await mkdir(join(copy, 'node_modules'))
+    for (const name of await readdir(join(ROOT, 'node_modules'))) {
+      if (name !== 'typescript') await symlink(join(ROOT, 'node_modules', name), join(copy, 'node_modules', name))
+    }
+    const bin = join(copy, BIN.slice(ROOT.length + 1))
+    for (const NODE_ENV of ['test', 'development']) {
+      const r = await pay(['payment', 'verify', 'nope', '--url', nowhere], { env: { NODE_ENV }, bin })
+      expect(r.code, r.stderr).toBe(3)
+      expect(r.stderr).toBe(`Error: no sandbox at ${nowhere} (ECONNREFUSED) — start one with \`pay sandbox start\`\n`)
+    }
   })
 })

@@ -1,6 +1,6 @@
-import { describe, expect, test } from 'vitest'
-import type { Sandbox } from '../../src/index.js'
-import { pay, sandbox } from '../helpers.js'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type Sandbox, startSandbox } from '../../src/index.js'
+import { pay } from '../helpers.js'
 import { eventually } from '../callbacks/receiver.js'
 
 async function payment(sb: Sandbox): Promise<string> {
@@ -17,21 +17,55 @@ function forms(url: string, trackId: string): string[] {
 }
 
 describe('every trackId argument also takes the checkout URL', () => {
-  test('payment simulate, verify, show, wait, open, callback list --track-id and callback replay', async () => {
-    const sb = await sandbox({ callbacks: { retries: 0 } })
+  // One sandbox; each test its own payment.
+  let sb: Sandbox
+  beforeAll(async () => {
+    sb = await startSandbox({ callbacks: { retries: 0 } })
+  })
+  afterAll(() => sb?.stop())
+
+  const run = async (args: string[]) => {
+    const r = await pay([...args, '--url', sb.url, '--json'], { env: { DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' } })
+    expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(0)
+    return JSON.parse(r.stdout) as Record<string, unknown>
+  }
+  /** A payment moved to unfinalized (its callback fails: nothing listens on port 9), and its checkout URLs. */
+  const unfinalized = async () => {
+    const trackId = await payment(sb)
+    await sb.client.simulate(trackId, { outcome: 'unfinalized' })
+    return { trackId, urls: forms(sb.url, trackId) }
+  }
+
+  test('payment simulate', async () => {
     const trackId = await payment(sb)
     const urls = forms(sb.url, trackId)
-    const run = async (args: string[]) => {
-      const r = await pay([...args, '--url', sb.url, '--json'], { env: { DISPLAY: '', WAYLAND_DISPLAY: '', BROWSER: '' } })
-      expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(0)
-      return JSON.parse(r.stdout) as Record<string, unknown>
-    }
     expect(await run(['payment', 'simulate', urls[0]!, '--outcome', 'unfinalized'])).toMatchObject({ trackId, status: 'unfinalized' })
-    // Reads, so each command runs for every form at once.
+    expect(await run(['payment', 'simulate', urls[3]!, '--outcome', 'paid'])).toMatchObject({ trackId, status: 'paid' })
+  })
+
+  // Reads: each command runs for every form at once.
+  test('payment verify', async () => {
+    const { urls } = await unfinalized()
     for (const answer of await Promise.all(urls.map((url) => run(['payment', 'verify', url])))) expect(answer).toEqual({ result: 203, amount: 5 })
+  })
+
+  test('payment show', async () => {
+    const { trackId, urls } = await unfinalized()
     for (const shown of await Promise.all(urls.map((url) => run(['payment', 'show', url])))) expect((shown.payment as { trackId: string }).trackId).toBe(trackId)
+  })
+
+  test('payment wait', async () => {
+    const { trackId, urls } = await unfinalized()
     for (const waited of await Promise.all(urls.map((url) => run(['payment', 'wait', url, '--status', 'unfinalized'])))) expect(waited).toMatchObject({ trackId })
+  })
+
+  test('open', async () => {
+    const { trackId, urls } = await unfinalized()
     for (const opened of await Promise.all([urls[1]!, urls[4]!].map((url) => run(['open', url])))) expect(opened).toEqual({ url: `${sb.url}/pay/${trackId}`, opened: false })
+  })
+
+  test('callback list --track-id and callback replay', async () => {
+    const { trackId, urls } = await unfinalized()
     const deliveries = await eventually(async () => {
       const list = await sb.client.listDeliveries({ trackId })
       return list[0]?.state === 'failed' ? list : undefined
@@ -42,7 +76,6 @@ describe('every trackId argument also takes the checkout URL', () => {
     const replay = await pay(['callback', 'replay', urls[2]!, '--url', sb.url, '--json'])
     expect(replay.code).toBe(8)
     expect(JSON.parse(replay.stdout).deliveries[0]).toMatchObject({ trackId, replayOf: deliveries[0]!.id })
-    expect(await run(['payment', 'simulate', urls[3]!, '--outcome', 'paid'])).toMatchObject({ trackId, status: 'paid' })
   })
 
   test.each([

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import type { TriggerResult } from '../../src/cli/trigger.js'
+import { verifiedCurrent } from '../../src/domain/verify-journal.js'
 import { closedPortUrl, receiver } from '../callbacks/receiver.js'
 import { pay, sandbox } from '../helpers.js'
 import { terminal } from './tty.js'
@@ -9,7 +10,7 @@ function parsed(stdout: string): TriggerResult {
 }
 
 describe('pay trigger <outcome>: one command from create to the callback', () => {
-  test('paid --callback-url <receiver> --json: the receiver gets a POST naming the trackId, verify answers 100, and trigger itself never called verify', async () => {
+  test("paid --callback-url <receiver> --json: the receiver gets a POST naming the trackId, verify answers 100, and trigger's own verify is marked the operator's", async () => {
     const sb = await sandbox()
     const rx = await receiver()
     const r = await pay(['trigger', 'paid', '--callback-url', rx.url, '--url', sb.url, '--json'])
@@ -27,8 +28,13 @@ describe('pay trigger <outcome>: one command from create to the callback', () =>
       callback: { url: rx.url, delivery: expect.stringMatching(/^dlv_/), state: 'delivered', status: 200, durationMs: expect.any(Number) },
       verify: { result: 100, amount: 10, refNumber: expect.stringMatching(/^\d{12}$/) },
     })
-    // What trigger showed is what verify answers; the journal holds no call of trigger's own.
-    expect((await sb.client.getPayment(result.trackId)).verifies.count).toBe(0)
+    // What trigger showed is what verify answers: its own call, in the journal as the operator's, which is no
+    // proof that the merchant verified.
+    // The journal's entry is written just after the answer.
+    await expect.poll(async () => (await sb.client.getPayment(result.trackId)).verifies.count).toBe(1)
+    const { payment, verifies } = await sb.client.getPayment(result.trackId)
+    expect(verifies.entries).toEqual([expect.objectContaining({ key: 'sandbox', owner: true, result: 100, operator: true })])
+    expect(verifiedCurrent(payment, verifies)).toBeUndefined()
     expect(await sb.client.verifyPayment({ merchant: 'sandbox', trackId: result.trackId })).toEqual(result.verify)
   })
 

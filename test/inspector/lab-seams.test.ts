@@ -23,6 +23,7 @@ const page = (verifies?: Parameters<typeof paymentPage>[0]['verifies']) =>
     merchant: undefined,
     deliveries: [],
     requests: [],
+    checkoutUrl: 'http://127.0.0.1:8787/pay/qNZW3m0xUqAc0bA0f1Xw2g',
     verifyNow: { result: 100, amount: 25, refNumber: '123456789012' },
     ...(verifies ? { verifies } : {}),
     links,

@@ -40,8 +40,7 @@ test('binds 127.0.0.1 by default, silently; --host 0.0.0.0 warns loudly on stder
   if (external) expect(await reachable(external, port)).toBe(false)
 
   const exposed = await startRunning(['--data', join(dir, 'b.json'), '--host', '0.0.0.0'])
-  await new Promise((r) => setTimeout(r, 100))
-  expect(exposed.stderr()).toMatch(/WARNING: listening on 0\.0\.0\.0, reachable from other machines/)
+  await expect.poll(() => exposed.stderr(), { timeout: 5000 }).toMatch(/WARNING: listening on 0\.0\.0\.0, reachable from other machines/)
   if (external === undefined) return context.skip('no non-loopback IPv4 address to check reachability from')
   expect(await reachable(external, Number(new URL(exposed.url).port))).toBe(true)
 })

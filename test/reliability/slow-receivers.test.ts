@@ -94,13 +94,14 @@ test('receivers that hang, reset, dawdle or send endless bodies leave API latenc
   const during = await apiLatencies(client, 2500)
   const rssAfter = procfs ? await rssMB(server.pid) : 0
 
-  for (const kind of kinds) expect(receiver.hits[kind], kind).toBeGreaterThanOrEqual(40)
-  // Generous bounds for a shared CI machine; a server blocked on its receivers would take seconds.
+  // Generous bounds for a shared CI machine, and relative to the same requests before: a server blocked on its
+  // receivers would take seconds.
   expect(at(during, 50)).toBeLessThan(Math.max(50, 5 * at(baseline, 50)))
-  expect(at(during, 99)).toBeLessThan(1000)
+  expect(at(during, 99)).toBeLessThan(Math.max(1000, 5 * at(baseline, 99)))
   expect(during.length).toBeGreaterThan(20)
   if (procfs) expect(rssAfter - rssBefore).toBeLessThan(150)
 
+  for (const kind of kinds) await expect.poll(() => receiver.hits[kind], { message: kind }).toBeGreaterThanOrEqual(40)
   // Every delivery settles as its receiver deserves, once the timeout and the one retry have run.
   const expected: Record<Kind, string> = { hang: 'failed', reset: 'failed', slow: 'delivered', huge: 'delivered' }
   await expect

@@ -146,7 +146,7 @@ test('slow journal writes: while a change is being written, no reader sees it; a
   fail = false
   faults.sync = undefined
   const paid: RawResponse = await client.raw({ method: 'POST', path: `/_sandbox/payments/${trackId}/simulate`, body: { outcome: 'paid' } })
-  expect(paid.status).toBe(200)
+  expect(paid.status, paid.text).toBe(200)
   expect((await reader.verifyPayment({ merchant: 'sandbox', trackId })).result).toBe(100)
   expect((await reader.listDeliveries({ trackId })).map((d) => d.body.status)).toEqual(['paid'])
   expect(Object.fromEntries(await Promise.all(readers.slice(-2).map(async ([name, read]) => [name, await read()] as const)))).toEqual({

@@ -1,9 +1,11 @@
 import { writeFile } from 'node:fs/promises'
+import { createContext, Script } from 'node:vm'
 import { join } from 'node:path'
 import { Bot } from 'grammy'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Sandbox, startSandbox } from '../../src/index.js'
 import { parseScenarioOrThrow } from '../../src/scenario/parse.js'
+import { testWithin } from '../../src/scenario/run-chat.js'
 import { runScenario } from '../../src/scenario/run.js'
 import { pay, tempDir } from '../helpers.js'
 
@@ -96,6 +98,24 @@ describe('chat steps', () => {
   it('stops a pattern that backtracks without end, failing the step', async () => {
     const report = await runScenario(scenario('slow pattern', [{ chat: { send: '/long' } }, { chat: { expect: '^(a+)+$', within: '2s' } }]), { client: sb.client })
     expect(report.steps[1]).toMatchObject({ outcome: 'failed', message: 'the pattern /^(a+)+$/ took more than 200 ms on a message of 41 characters; write one that does not backtrack so much' })
+  })
+
+  it('gives a pattern its 200 ms of CPU: a match the machine was too busy to run in time is run again, not failed', () => {
+    const context = createContext({ text: 'Payment received' })
+    const script = new Script('pattern.test(text)')
+    // Waits 300 ms (without running) on its first call, as a descheduled process would; then matches at once.
+    let calls = 0
+    context.pattern = {
+      test: () => {
+        if (calls++ === 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300)
+        return true
+      },
+    }
+    expect(testWithin(script, context, 200, () => 'too slow')).toBe(true)
+    expect(calls).toBe(2)
+    context.pattern = /^(a+)+$/
+    context.text = `${'a'.repeat(40)}!`
+    expect(() => testWithin(script, context, 200, () => 'too slow')).toThrow('too slow')
   })
 
   it('runs from the CLI: exit 0 for the flow, exit 6 naming the pattern, exit 2 with line:col for a bot the sandbox does not know', async () => {

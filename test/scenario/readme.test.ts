@@ -17,6 +17,16 @@ describe('the README section "Scenarios"', () => {
     expect({ ...(yamlScenario as { scenario: object }).scenario, file: 'paid.json' }).toEqual((jsonScenario as { scenario: object }).scenario)
   })
 
+  it('shows HTTP steps and variables in files pay takes as they are', () => {
+    // After the first example and the example of mistakes.
+    const files = blocks('yaml').slice(2).filter((b) => b.startsWith('version: 1'))
+    expect(files.length).toBeGreaterThanOrEqual(2)
+    for (const text of files) {
+      expect(parseScenario(text, 'example.yaml', { env: { PAY_MERCHANT_KEY: 'sandbox' } }), text).toHaveProperty('scenario')
+    }
+    expect(files.some((text) => text.includes('- http:'))).toBe(true)
+  })
+
   it('shows the messages pay prints for its example of mistakes', () => {
     const [, mistakes] = blocks('yaml')
     const [messages] = blocks('text')

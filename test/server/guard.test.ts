@@ -132,10 +132,10 @@ describe('Host: only names that cannot be rebound, and the ones the sandbox was 
     await send(sb, 'GET', '/_sandbox/export', { host: 'evil.example' })
     await send(sb, 'POST', '/_sandbox/reset')
     await send(sb, 'POST', '/_sandbox/reset', { 'content-type': 'application/json', origin: 'null' })
-    await new Promise((r) => setTimeout(r, 50))
-    expect(lines.join('\n')).toMatch(/GET \/_sandbox\/export 403 error=host_not_allowed [\d.]+ms/)
-    expect(lines.join('\n')).toMatch(/POST \/_sandbox\/reset 415 error=unsupported_media_type [\d.]+ms/)
-    expect(lines.join('\n')).toMatch(/POST \/_sandbox\/reset 403 error=origin_not_allowed [\d.]+ms/)
+    // A line is written once its answer is sent.
+    await expect.poll(() => lines.join('\n')).toMatch(/GET \/_sandbox\/export 403 error=host_not_allowed [\d.]+ms/)
+    await expect.poll(() => lines.join('\n')).toMatch(/POST \/_sandbox\/reset 415 error=unsupported_media_type [\d.]+ms/)
+    await expect.poll(() => lines.join('\n')).toMatch(/POST \/_sandbox\/reset 403 error=origin_not_allowed [\d.]+ms/)
   })
 })
 

@@ -83,6 +83,31 @@ describe('durable before visible', () => {
     await again.close()
   })
 
+  test('verify observations whose write fails are dropped alone: a change queued meanwhile is written and kept', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    await store.putPayment(payment(1))
+    const slow = gate()
+    let syncs = 0
+    faults.sync = async (path) => {
+      if (!isJournal(path)) return
+      if (++syncs > 1) return
+      await slow.wait()
+      throw errno('EIO', 'input/output error')
+    }
+    store.observeVerify({ trackId: trackIdOf(1), at: new Date().toISOString(), owner: true, result: 202, status: 'pending' })
+    // Observations on their own are written after a short wait.
+    while (!slow.waiting()) await turn()
+    const queued = settle(store.putPayment(payment(2)))
+    slow.open()
+    expect(await queued).toBe('ok')
+    expect(store.getPayment(trackIdOf(2))?.status).toBe('pending')
+    const again = await reopen(file, store)
+    expect(again.listPayments().map((p) => p.trackId)).toEqual([trackIdOf(1), trackIdOf(2)])
+    await again.close()
+  })
+
   test('a compaction never saves a change that is not durable (nothing refused comes back after a crash)', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}

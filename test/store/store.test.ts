@@ -141,6 +141,7 @@ describe('Store', () => {
     const { store: again } = await Store.open({ file })
     expect(again.counts().payments).toBe(2)
     await again.close()
+    await store.close().catch(() => {})
   })
 
   test('API keys are found only by their exact value', async () => {

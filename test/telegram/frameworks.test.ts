@@ -110,11 +110,14 @@ describe('grammY', () => {
     const token = newToken()
     const first = new Bot(token, { client: { apiRoot: `${sb.url}/telegram` } })
     const second = new Bot(token, { client: { apiRoot: `${sb.url}/telegram` } })
-    const failed = first.start({ drop_pending_updates: true }).then(
+    let polling: () => void = () => {}
+    const started = new Promise<void>((r) => (polling = r))
+    const failed = first.start({ drop_pending_updates: true, onStart: () => polling() }).then(
       () => 'stopped',
       (e: Error) => e.message,
     )
-    await new Promise((r) => setTimeout(r, 300))
+    // Once the first polls (its getUpdates goes out as it starts), the second starts with its own set-up calls.
+    await started
     void second.start()
     onTestFinished(async () => {
       await second.stop()

@@ -3,18 +3,11 @@
  * (scripts/pages.mjs) and inlined in the page under the CSP's hash of it.
  * Without it the page still shows the order, the addresses and the status; the sandbox controls need it.
  */
-export {}
+import type { CheckoutStatus as Status } from '../status.js'
 
 checkout()
 
 function checkout(): void {
-  interface Status {
-    trackId: string
-    status: string
-    final: boolean
-    returnUrl?: string
-    confirmations?: number
-  }
   let root = document.getElementById('checkout')
   if (!root) return
   const base = `/pay/${encodeURIComponent(root.dataset.trackId ?? '')}`

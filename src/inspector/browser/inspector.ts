@@ -99,7 +99,8 @@ function inspector(): void {
     try {
       const res = await fetch(path, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        // The inspector acts as the sandbox's operator, never as the merchant (see src/domain/operator.ts).
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'pay-sandbox-operator': '1' },
         body: JSON.stringify(body),
       })
       const data = (await res.json().catch(() => ({}))) as Record<string, unknown>

@@ -8,6 +8,8 @@ import { requestsSection } from './requests.js'
 
 export interface HomePageInput {
   url: string
+  /** Where checkout URLs start (the public URL, when the sandbox has one). */
+  checkoutBase: string
   /** The key to try first: `sandbox` when enabled. */
   merchantKey: string | undefined
   merchants: Merchant[]
@@ -36,7 +38,7 @@ export function homePage(input: HomePageInput): string {
 <dl class="meta">
 <dt>Base URL</dt><dd><code>${input.url}</code></dd>
 <dt>API key</dt><dd>${input.merchantKey !== undefined ? html`<code>${input.merchantKey}</code>` : html`none enabled — <a href="/inspect/merchants">create a merchant</a>`}</dd>
-<dt>Checkout</dt><dd><code>${input.url}/pay/&lt;trackId&gt;</code></dd>
+<dt>Checkout</dt><dd><code>${input.checkoutBase}/pay/&lt;trackId&gt;</code></dd>
 </dl>
 <pre class="code">${curl}</pre>
 <p class="muted">Testing a Telegram bot? <a href="/chat">Chat with it as a customer</a>.${input.links.docs ? html` Every route of this sandbox, with its schemas: the API reference above, or <code>/openapi.json</code>.` : ''}</p>

@@ -17,6 +17,8 @@ export interface PaymentPageInput {
   deliveries: Delivery[]
   /** The request log's entries of this payment, newest first. */
   requests: RequestEntry[]
+  /** The checkout page's URL as the sandbox hands it out (under its public URL, when it has one). */
+  checkoutUrl: string
   /** What verify answers for this payment now, asked with its own merchant's key. */
   verifyNow: VerifyBody
   /** The payment's verify calls, when the sandbox keeps them. */
@@ -74,6 +76,7 @@ ${row('Merchant', input.merchant ? html`${input.merchant.name} <code class="mute
 ${row('Order amount', html`${usd(p.amount)} USD`)}
 ${row('Paid', paid)}
 ${row('refNumber', p.refNumber !== undefined ? html`<code>${p.refNumber}</code>` : undefined)}
+${row('Checkout URL', html`<code class="path">${input.checkoutUrl}</code>`)}
 ${row('Callback URL', html`<code class="path">${p.callbackUrl}</code>`)}
 ${row('Return URL', p.returnUrl !== undefined ? html`<code class="path">${p.returnUrl}</code>` : undefined)}
 ${row('Description', p.description !== undefined && p.description !== '' ? html`<span class="desc">${p.description}</span>` : undefined)}
@@ -146,7 +149,7 @@ ${
 <tbody>${shown.map(
         (v) => html`<tr>
 ${cell('At (UTC)', time(v.at), 'nowrap')}
-${cell('Key', v.key !== undefined ? html`<code>${v.key}</code>${v.owner === false ? html` <span class="flag">another merchant's</span>` : ''}` : v.keyHint !== undefined ? html`<code>${v.keyHint}</code> <span class="flag">unknown key</span>` : '—')}
+${cell('Key', html`${v.key !== undefined ? html`<code>${v.key}</code>${v.owner === false ? html` <span class="flag">another merchant's</span>` : ''}` : v.keyHint !== undefined ? html`<code>${v.keyHint}</code> <span class="flag">unknown key</span>` : '—'}${v.operator ? html` <span class="tag" title="Made by the sandbox's operator (pay CLI, inspector, scenario): not the merchant's, left out of the audit">operator</span>` : ''}`)}
 ${cell('Status then', v.status !== undefined ? statusBadge(v.status) : '—')}
 ${cell('result', html`<strong>${String(v.result)}</strong>`)}
 ${cell('amount', v.amount !== undefined ? String(v.amount) : '—', 'num')}

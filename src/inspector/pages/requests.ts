@@ -61,7 +61,7 @@ export function requestRows(requests: RequestEntry[], prefix: string): SafeHtml 
   const rows = requests.map(
     (r) => html`<tr data-seq="${String(r.seq)}">
 ${cell('Time (UTC)', html`<time datetime="${r.at}">${r.at.slice(11, 23)}</time>`, 'nowrap')}
-${cell('Request', html`<strong>${r.method}</strong> <code class="path">${r.path}${cut(r, 'path')}${r.query !== undefined ? html`?${r.query}${cut(r, 'query')}` : ''}</code>`, 'path')}
+${cell('Request', html`<strong>${r.method}</strong> <code class="path">${r.path}${cut(r, 'path')}${r.query !== undefined ? html`?${r.query}${cut(r, 'query')}` : ''}</code>${r.operator ? html` <span class="tag" title="Sent by the sandbox's operator (pay CLI, inspector, scenario): not the merchant's">operator</span>` : ''}`, 'path')}
 ${cell('HTTP', html`<span class="${statusClass(r.status)}">${String(r.status)}</span>`, 'num')}
 ${cell('Answer', r.result !== undefined ? html`result <strong>${String(r.result)}</strong>` : r.error !== undefined ? html`<code>${r.error}</code>` : '—')}
 ${cell('Track ID', trackIdCell(r), (r.trackId?.length ?? 0) > TRACK_ID_NOWRAP ? 'path' : 'nowrap')}

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
+import { isOperatorMark, OPERATOR_HEADER } from '../../domain/operator.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { SandboxService } from '../../service/sandbox.js'
+import type { WireProvider } from '../../http/type-provider.js'
 import { createRulesText, verifyRulesText } from '../../openapi/rules.js'
 import { anyObject, replies, specCreateBody, specCreateResponse, specVerifyBody, specVerifyResponse } from '../../http/schemas.js'
 
@@ -8,8 +10,9 @@ const SPEC_ERRORS = ['invalidBody', 'invalidField', 'notFound', 'methodNotAllowe
 
 /** The spec API. Every outcome the spec defines is HTTP 200 with its `result` code. */
 export function apiRoutes(service: SandboxService) {
-  return async function (app: FastifyInstance): Promise<void> {
-    app.post<{ Body: Record<string, unknown> }>(
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
+    app.post(
       '/api/v1/request',
       {
         schema: {
@@ -29,7 +32,7 @@ export function apiRoutes(service: SandboxService) {
       },
     )
 
-    app.post<{ Body: Record<string, unknown> }>(
+    app.post(
       '/api/v1/verify',
       {
         schema: {
@@ -42,7 +45,7 @@ export function apiRoutes(service: SandboxService) {
         config: { documentedBody: specVerifyBody },
       },
       async (request) => {
-        const body = service.verify(request.body)
+        const body = service.verify(request.body, { operator: isOperatorMark(request.headers[OPERATOR_HEADER.toLowerCase()]) })
         const trackId = request.body.trackId
         request.outcome = { result: body.result, ...(typeof trackId === 'string' ? { trackId } : {}) }
         return body

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { CallbackDispatcher } from '../../callbacks/dispatcher.js'
+import type { WireProvider } from '../../http/type-provider.js'
 import { SandboxError } from '../../domain/outcomes.js'
-import type { DeliveryState } from '../../domain/types.js'
 import type { Store } from '../../store/store.js'
 import { deliveryListQuery, idParams, json, many, noQuery, one, refParams, replayBody, replies } from '../../http/schemas.js'
 
@@ -9,8 +9,9 @@ const tags = ['Control API']
 
 /** Callback deliveries under /_sandbox/deliveries: the log, one delivery, replay. */
 export function callbackRoutes(store: Store, dispatcher: CallbackDispatcher) {
-  return async function (app: FastifyInstance): Promise<void> {
-    app.get<{ Querystring: { trackId?: string; state?: DeliveryState; limit?: number } }>(
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
+    app.get(
       '/_sandbox/deliveries',
       {
         schema: {
@@ -36,13 +37,13 @@ export function callbackRoutes(store: Store, dispatcher: CallbackDispatcher) {
       querystring: noQuery,
       response: replies('GET', { 200: json('the delivery', one('delivery', 'Delivery')) }, ['invalidBody', 'notFound']),
     }
-    app.get<{ Params: { id: string } }>('/_sandbox/deliveries/:id', { schema: deliverySchema }, async (request) => {
+    app.get('/_sandbox/deliveries/:id', { schema: deliverySchema }, async (request) => {
       const delivery = store.getDelivery(request.params.id)
       if (!delivery) throw new SandboxError('notFound', `no delivery with id ${request.params.id}`)
       return { delivery }
     })
 
-    app.post<{ Params: { ref: string }; Body: { to?: string } }>(
+    app.post(
       '/_sandbox/deliveries/:ref/replay',
       {
         schema: {

@@ -2,14 +2,16 @@ import type { FastifyInstance } from 'fastify'
 import { ASSET_CODES } from '../../checkout/assets.js'
 import { checkoutPage, notFoundPage } from '../../checkout/checkout-page.js'
 import { pageHeaders } from '../../pages/layout.js'
-import { checkoutStatus } from '../../checkout/status.js'
+import { type CheckoutStatus, checkoutStatus } from '../../checkout/status.js'
 import type { ChainService } from '../../chain/service.js'
 import type { SandboxClock } from '../../clock/sandbox-clock.js'
 import { callbackField } from '../../domain/fault.js'
 import { SandboxError } from '../../domain/outcomes.js'
-import { isFinal, type Outcome, outcomes } from '../../domain/payment.js'
+import { isFinal, outcomes, paymentStatuses } from '../../domain/payment.js'
 import type { Payment } from '../../domain/types.js'
 import type { ExpiryWatch } from '../../service/expiry.js'
+import type { WireProvider } from '../../http/type-provider.js'
+import type { Agree, Answer, Check } from '../../http/wire.js'
 import type { PaymentListener, SandboxService } from '../../service/sandbox.js'
 import { callbackModeSchema, GUARD_REFUSALS, json, media, noQuery, replies } from '../../http/schemas.js'
 import { type EventStream, EventStreams } from '../../http/sse.js'
@@ -50,7 +52,7 @@ const statusResponse = {
   type: 'object',
   properties: {
     trackId: { type: 'string' },
-    status: { type: 'string' },
+    status: { type: 'string', enum: paymentStatuses },
     final: { type: 'boolean' },
     amount: { type: 'number' },
     paidAmount: { type: 'number' },
@@ -64,6 +66,7 @@ const statusResponse = {
   },
   required: ['trackId', 'status', 'final', 'amount', 'updatedAt'],
 } as const
+type _CheckoutStatus = Check<Agree<Answer<typeof statusResponse>, CheckoutStatus>>
 
 /** Open event streams by trackId; told of every change by the service. */
 class StatusStreams implements PaymentListener {
@@ -94,7 +97,8 @@ class StatusStreams implements PaymentListener {
 
 /** The hosted checkout page, its status endpoint and event stream, and its sandbox controls. */
 export function checkoutRoutes(service: SandboxService, context?: CheckoutContext) {
-  return async function (app: FastifyInstance): Promise<void> {
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
     const events = new EventStreams()
     const statusOf = (payment: Payment) => checkoutStatus(payment, details(payment))
     const details = (payment: Payment) => ({
@@ -119,7 +123,7 @@ export function checkoutRoutes(service: SandboxService, context?: CheckoutContex
     }
     const merchantName = (key: string): string => service.listMerchants().find((m) => m.key === key)?.name ?? key
 
-    app.get<{ Params: { trackId: string }; Querystring: { asset?: string } }>(
+    app.get(
       '/pay/:trackId',
       {
         schema: {
@@ -147,7 +151,7 @@ export function checkoutRoutes(service: SandboxService, context?: CheckoutContex
       },
     )
 
-    app.get<{ Params: { trackId: string } }>(
+    app.get(
       '/pay/:trackId/status',
       {
         schema: {
@@ -171,7 +175,7 @@ export function checkoutRoutes(service: SandboxService, context?: CheckoutContex
       querystring: noQuery,
       response: replies('GET', { 200: media('an event stream', 'text/event-stream') }, ['invalidBody', 'notFound']),
     }
-    app.get<{ Params: { trackId: string } }>('/pay/:trackId/events', { schema: eventsSchema }, async (request, reply) => {
+    app.get('/pay/:trackId/events', { schema: eventsSchema }, async (request, reply) => {
       const payment = service.requirePayment(request.params.trackId)
       const stream: EventStream = events.open(reply, () => streams.remove(payment.trackId, stream))
       sendStatus(stream, payment)
@@ -179,7 +183,7 @@ export function checkoutRoutes(service: SandboxService, context?: CheckoutContex
       streams.add(payment.trackId, stream)
     })
 
-    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string; callback?: string } }>(
+    app.post(
       '/pay/:trackId/simulate',
       {
         schema: {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { Readable } from 'node:stream'
 import { type ExportImage, exportFileChunks } from '../../domain/transfer.js'
 import type { SandboxService } from '../../service/sandbox.js'
+import type { WireProvider } from '../../http/type-provider.js'
 import { exportSandbox, importSandbox, resetSandbox } from '../../service/transfer.js'
 import { readImportBody } from '../import-body.js'
 import type { SandboxInfo } from '../../http/info.js'
@@ -22,7 +23,8 @@ async function* oneTurnEach<T>(pieces: Iterable<T>): AsyncGenerator<T> {
  * `onShutdownRequest` runs once the shutdown answer is sent; it runs the same stop path as SIGTERM.
  */
 export function lifecycleRoutes(service: SandboxService, info: () => SandboxInfo, onShutdownRequest: () => void) {
-  return async function (app: FastifyInstance): Promise<void> {
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
     let shuttingDown = false
     const shutdownSchema = {
       tags,
@@ -52,7 +54,8 @@ export function lifecycleRoutes(service: SandboxService, info: () => SandboxInfo
       querystring: noQuery,
       response: replies('GET', { 200: json('the export file; URLs keep their passwords and tokens', record('ExportFile')) }),
     }
-    app.get('/_sandbox/export', { schema: exportSchema }, async (_request, reply) =>
+    // The file's text is streamed, so this one answer is not typed by its schema.
+    fastify.get('/_sandbox/export', { schema: exportSchema }, async (_request, reply) =>
       reply.type('application/json; charset=utf-8').send(Readable.from(oneTurnEach(exportFileChunks(exportSandbox(service, info().version, new Date()))))),
     )
 

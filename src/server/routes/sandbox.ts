@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { callbackField } from '../../domain/fault.js'
-import type { Outcome } from '../../domain/payment.js'
-import type { PaymentStatus } from '../../domain/types.js'
 import type { SandboxService } from '../../service/sandbox.js'
 import type { ClockView } from '../../clock/sandbox-clock.js'
+import type { WireProvider } from '../../http/type-provider.js'
 import type { SandboxInfo } from '../../http/info.js'
 import {
   createMerchantBody,
@@ -14,23 +13,23 @@ import {
   many,
   noQuery,
   one,
+  paymentDetail,
   paymentListQuery,
-  record,
   replies,
   simulateBody,
   trackIdParams,
-  verifyJournal,
 } from '../../http/schemas.js'
 
 const tags = ['Control API']
 
 /** The control API the CLI and scripts use, under /_sandbox. Errors are 4xx `{statusCode, error, message}`. */
 export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, clock?: () => ClockView) {
-  return async function (app: FastifyInstance): Promise<void> {
+  return async function (fastify: FastifyInstance): Promise<void> {
+    const app = fastify.withTypeProvider<WireProvider>()
     app.get(
       '/_sandbox/health',
       { schema: { tags, summary: 'Whether the sandbox runs, and what it holds', querystring: noQuery, response: replies('GET', { 200: json('running', healthResponse) }) } },
-      async () => ({ ok: true, ...info(), counts: service.store.counts(), ...(clock ? { clock: clock() } : {}) }),
+      async () => ({ ok: true as const, ...info(), counts: service.store.counts(), ...(clock ? { clock: clock() } : {}) }),
     )
 
     app.get(
@@ -39,7 +38,7 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, 
       async () => ({ merchants: service.listMerchants() }),
     )
 
-    app.post<{ Body: { key?: string; name?: string } }>(
+    app.post(
       '/_sandbox/merchants',
       {
         schema: {
@@ -56,7 +55,7 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, 
     )
 
     for (const action of ['enable', 'disable'] as const) {
-      app.post<{ Params: { key: string } }>(
+      app.post(
         `/_sandbox/merchants/:key/${action}`,
         {
           schema: {
@@ -71,7 +70,7 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, 
       )
     }
 
-    app.get<{ Querystring: { status?: PaymentStatus; merchant?: string; limit?: number } }>(
+    app.get(
       '/_sandbox/payments',
       {
         schema: {
@@ -84,7 +83,7 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, 
       async (request) => ({ payments: service.listPayments(request.query) }),
     )
 
-    app.get<{ Params: { trackId: string } }>(
+    app.get(
       '/_sandbox/payments/:trackId',
       {
         schema: {
@@ -92,17 +91,7 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, 
           summary: 'A payment with its state history, callback deliveries and verify calls',
           params: trackIdParams,
           querystring: noQuery,
-          response: replies(
-            'GET',
-            {
-              200: json('the payment', {
-                type: 'object',
-                properties: { payment: record('Payment'), deliveries: { type: 'array', items: record('Delivery') }, verifies: verifyJournal },
-                required: ['payment', 'deliveries', 'verifies'],
-              }),
-            },
-            ['invalidBody', 'notFound'],
-          ),
+          response: replies('GET', { 200: json('the payment', paymentDetail) }, ['invalidBody', 'notFound']),
         },
       },
       async (request) => {
@@ -111,7 +100,7 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, 
       },
     )
 
-    app.post<{ Params: { trackId: string }; Body: { outcome: Outcome; amount?: number; asset?: string; callback?: string } }>(
+    app.post(
       '/_sandbox/payments/:trackId/simulate',
       {
         schema: {
