@@ -12,6 +12,12 @@ import { defineModes, durationArg, integerArg, type ModeArg, type ModeLike, type
 
 /** The longest a request is held open (timeout), and the longest delay. */
 export const HOLD_MAX_MS = 5 * 60_000
+/**
+ * The most requests held open (timeout) or kept waiting (delay) at once: each keeps a connection, and a client that
+ * retries without a timeout would open them without end. Past it, a held request is closed at once and a delayed
+ * one answered at once.
+ */
+export const HELD_MAX = 100
 
 /** What a fault does to the request it is played on. The plugin that plays faults reads these, never the names. */
 export interface ApiFaultEffect {

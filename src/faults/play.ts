@@ -20,6 +20,8 @@ export interface PlayContext {
   /** Open holds and delays: each is released (a hold closed, a delay cut short) when the sandbox stops. */
   holds: Set<() => void>
   holdMaxMs: number
+  /** Open holds and delays at most: past it, a request is closed at once (a timeout) or answered at once (a delay). */
+  heldMax: number
 }
 
 /** The payments and merchants a request is about, looked up in the durable state. */
@@ -167,6 +169,8 @@ export class Play {
       const release = () => end('sandbox-closed')
       const timer = setTimeout(release, this.context.holdMaxMs)
       if (socket.destroyed) return end('client-closed')
+      // Each held request keeps a connection (a descriptor) open: past the bound, it is closed at once.
+      if (this.context.holds.size >= this.context.heldMax) return end('sandbox-closed')
       reply.raw.once('close', closed)
       this.context.holds.add(release)
     })
@@ -185,6 +189,8 @@ export class Play {
       const release = () => end('elapsed')
       const timer = setTimeout(release, ms)
       if (reply.request.raw.socket.destroyed) return end('client-closed')
+      // Past the bound of requests kept open, the real answer goes at once.
+      if (this.context.holds.size >= this.context.heldMax) return end('elapsed')
       reply.raw.once('close', closed)
       this.context.holds.add(release)
     })

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
-import { type FaultedRoute, HOLD_MAX_MS } from '../domain/api-fault.js'
+import { type FaultedRoute, HELD_MAX, HOLD_MAX_MS } from '../domain/api-fault.js'
+import { isOperatorMark, OPERATOR_HEADER } from '../domain/operator.js'
 import type { Store } from '../store/store.js'
 import { aboutRequest, Play } from './play.js'
 import { faultRoutes } from './routes.js'
@@ -13,6 +14,8 @@ export interface FaultsOptions {
   now: () => Date
   /** The longest a request is held open (default HOLD_MAX_MS). */
   holdMaxMs?: number
+  /** How many requests are held open (a timeout) or kept waiting (a delay) at once, at most (default HELD_MAX). */
+  heldMax?: number
 }
 
 /** The routes faults play on, by method and path as registered. */
@@ -38,12 +41,16 @@ export function faultsPlugin(options: FaultsOptions) {
       record: (hit: Parameters<FaultService['record']>[0]) => options.faults.record(hit),
       holds,
       holdMaxMs: options.holdMaxMs ?? HOLD_MAX_MS,
+      heldMax: options.heldMax ?? HELD_MAX,
       logUnanswered: (request: FastifyRequest, ms: number) => app.logUnanswered?.(request, ms),
     }
 
     const before = (route: FaultedRoute) =>
       async function playFault(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
         const started = performance.now()
+        // The sandbox's own clients (the pay CLI, the inspector, a scenario checking as the operator) get real
+        // answers, and are not counted: a rule rehearses the merchant's code, and the operator's look spends none of it.
+        if (isOperatorMark(request.headers[OPERATOR_HEADER.toLowerCase()])) return undefined
         const { target, details } = aboutRequest(route, request, options.store)
         const decision = options.faults.decide(target)
         if (!decision) return undefined

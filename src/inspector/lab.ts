@@ -11,7 +11,7 @@ import type { VerifyJournal } from '../domain/types.js'
 export type VerifyCalls = Pick<VerifyJournal, 'count' | 'entries'>
 
 /** The audit's verdict on the integration the sandbox observed, as `GET /_sandbox/audit` answers it. */
-export type AuditVerdict = Pick<AuditReport, 'verdict' | 'at' | 'totals' | 'payments'>
+export type AuditVerdict = Pick<AuditReport, 'verdict' | 'at' | 'totals' | 'payments' | 'creates'>
 
 export interface LabReaders {
   /** The sandbox clock, for the banner. */

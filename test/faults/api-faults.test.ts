@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import type { FaultRule } from '../../src/client/index.js'
+import { HELD_MAX } from '../../src/domain/api-fault.js'
 import { type Sandbox, startSandbox } from '../../src/index.js'
 import { sandbox, tempDir } from '../helpers.js'
 import { send } from './http.js'
@@ -156,6 +157,19 @@ describe('each fault, as a merchant client meets it', () => {
 })
 
 describe('which requests a rule reaches', () => {
+  test("the sandbox's own clients (the operator's mark) get real answers and spend nothing of a rule", async () => {
+    const sb = await sandbox()
+    const trackId = await paidPayment(sb)
+    const rule = await sb.addFault({ route: 'all', status: 503, times: 1 })
+    const operator = await sb.client.raw({ method: 'POST', path: '/api/v1/verify', body: { merchant: 'sandbox', trackId }, operator: true })
+    expect(operator).toMatchObject({ status: 200, json: { result: 100 } })
+    const page = await sb.client.raw({ method: 'GET', path: `/pay/${trackId}`, operator: true })
+    expect(page.status).toBe(200)
+    expect(await sb.client.listFaults()).toEqual([expect.objectContaining({ id: rule.id, matched: 0, played: 0 })])
+    // The merchant's own call gets the fault.
+    expect((await verify(sb, trackId)).status).toBe(503)
+  })
+
   test('merchant and trackId narrow a rule; other merchants and payments get real answers', async () => {
     const sb = await sandbox()
     const shop = await sb.client.createMerchant({ key: 'shop_a' })
@@ -257,6 +271,25 @@ describe('rules are kept, shown and cleared', () => {
     expect(answered).toMatchObject({ status: 503, result: 503, error: 'service_unavailable', trackId, fault: 'status 503' })
     expect(held).toMatchObject({ status: 0, trackId, fault: expect.stringMatching(/^timeout, client gave up after 0\.[5-9] s$/) })
     expect(held!.ms).toBeGreaterThanOrEqual(490)
+  })
+
+  test(`at most ${HELD_MAX} requests are held or delayed at once: past that a held one is closed and a delayed one answered at once`, async () => {
+    const sb = await sandbox()
+    const trackId = await paidPayment(sb)
+    await sb.addFault({ route: 'verify', timeout: true, times: HELD_MAX })
+    await sb.addFault({ route: 'verify', delay: '4m', times: 1 })
+    await sb.addFault({ route: 'verify', timeout: true, times: 1 })
+    const held = Array.from({ length: HELD_MAX }, () => verify(sb, trackId, 55_000))
+    await expect.poll(async () => (await sb.client.listFaults())[0]!.played).toBe(HELD_MAX)
+    const late = await verify(sb, trackId)
+    expect(late).toMatchObject({ status: 200, json: { result: 100 } })
+    expect(late.ms).toBeLessThan(10_000)
+    const closed = await verify(sb, trackId, 55_000)
+    expect(closed.error).toMatch(/socket hang up|ECONNRESET/)
+    expect(closed.ms).toBeLessThan(10_000)
+    // The held ones are still held, until the sandbox stops.
+    await sb.stop()
+    for (const seen of await Promise.all(held)) expect(seen.error).toMatch(/socket hang up|ECONNRESET/)
   })
 
   test('a graceful stop does not wait for held requests: it closes them', async () => {
