@@ -9,7 +9,7 @@ import { API_FAULT_HELP, API_FAULTS, COMPACT_FORM, compactFault, faultOf, FAULT_
 
 export default class FaultAdd extends ClientCommand {
   static override summary = 'Make the spec API fail: the next create, verify or checkout requests get a fault'
-  static override description = `Adds a fault rule. Its route says which requests (${Object.entries(FAULT_ROUTES).map(([r, d]) => `${r}: ${d.request}`).join('; ')}); one fault says what they get: ${API_FAULT_HELP}. The scope flags narrow it: --times (how many), --rate with --seed (a share, the same requests on every run), --merchant, --track-id; --after (create only) makes the payment and then loses its answer. A rule plays until it is spent (--times) or removed (pay fault clear); pay sandbox reset removes every rule. Faulted requests show in pay logs tail and the inspector, and pay audit judges how the merchant coped.
+  static override description = `Adds a fault rule. Its route says which requests (${Object.entries(FAULT_ROUTES).map(([r, d]) => `${r}: ${d.request}`).join('; ')}); one fault says what they get: ${API_FAULT_HELP}. The scope flags narrow it: --times (how many), --rate with --seed (a share, the same requests on every run), --merchant, --track-id; --after (create only) makes the payment and then loses its answer. A rule plays until it is spent (--times) or removed (pay fault clear); pay sandbox reset removes every rule. It plays on your code's requests: those the sandbox's own clients mark (the pay CLI, the inspector) get real answers and are not counted. Faulted requests show in pay logs tail and the inspector, and pay audit judges how the merchant coped.
 The rule may also be given as one argument in the compact form of pay sandbox start --api-fault: ${COMPACT_FORM}.`
 
   static override examples = [
@@ -49,6 +49,7 @@ The rule may also be given as one argument in the compact form of pay sandbox st
         ['fault', fault ? (API_FAULTS.row(fault.mode)?.description ?? fault.mode) : undefined],
         ['seed', rule.seed !== undefined ? `${rule.seed} (--seed ${rule.seed} faults the same requests again)` : undefined],
         ['played', playedText(rule)],
+        ['plays on', "your code's requests; the pay CLI's own get real answers"],
         ['remove', `pay fault clear ${rule.id}`],
       ]),
     )

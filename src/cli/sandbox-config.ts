@@ -258,7 +258,9 @@ export const START_OPTIONS = {
       return texts.map((text) => {
         const parsed = parseCompactFault(text)
         if ('problem' in parsed) throw new RangeError(`--api-fault: ${parsed.problem}`)
-        return parsed.input
+        // As written back (a delay in ms): the same rule whether typed here or passed on to a detached sandbox.
+        const written = parseCompactFault(compactFault(parsed.input))
+        return 'input' in written ? written.input : parsed.input
       })
     },
     write: (rules) => rules.map((rule) => compactFault(rule)),

@@ -364,7 +364,7 @@ export const COMPACT_FORM = `<route>:<fault>[:<field>=<value>…], e.g. verify:s
 
 /** A rule in the compact form, or what is wrong with it. */
 export function parseCompactFault(text: string): { input: FaultRuleInput } | { problem: string } {
-  const bad = (why: string) => ({ problem: `${why} (got ${brief(text)}); write ${COMPACT_FORM}` })
+  const bad = (why: string, quoted = false) => ({ problem: `${why}${quoted ? ' in' : ' (got'} ${brief(text)}${quoted ? '' : ')'}; write ${COMPACT_FORM}` })
   const [route, ...parts] = text.trim().split(':')
   if (!FAULT_ROUTE_NAMES.includes(route as FaultRoute)) return bad(`a fault rule starts with its route, ${FAULT_ROUTE_NAMES.join(', ')}`)
   const input: Record<string, unknown> = { route }
@@ -397,7 +397,7 @@ export function parseCompactFault(text: string): { input: FaultRuleInput } | { p
     }
   }
   const problem = faultRuleProblem(input)
-  return problem ? bad(problem) : { input: input as unknown as FaultRuleInput }
+  return problem ? bad(problem, true) : { input: input as unknown as FaultRuleInput }
 }
 
 /** A number as typed, or the text itself (so that the problem quotes it). */
