@@ -207,8 +207,9 @@ export class SandboxClient {
 
   // ── spec API ──────────────────────────────────────────────────────────
 
-  createPayment(input: CreatePaymentInput): Promise<CreateBody> {
-    return this.call('POST', '/api/v1/request', input)
+  /** The spec's create. `operator`: mark the call as the sandbox operator's or not, whatever the client's default. */
+  createPayment(input: CreatePaymentInput, options: { operator?: boolean } = {}): Promise<CreateBody> {
+    return this.call('POST', '/api/v1/request', input, undefined, options.operator)
   }
 
   /**

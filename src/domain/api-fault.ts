@@ -34,6 +34,8 @@ export interface ApiFaultEffect {
 }
 
 interface ApiFaultExtras {
+  /** The field's title in a schema (editors show it). */
+  readonly title: string
   readonly description: string
   readonly example?: string
   readonly effect: ApiFaultEffect
@@ -42,29 +44,35 @@ interface ApiFaultExtras {
 /** Every fault a rule can play: one row each. */
 export const API_FAULTS = defineModes('fault', [
   modeWith('status', integerArg('status', { min: 400, max: 599, placeholder: '<code>' }), {
+    title: 'Error status',
     example: 'status=503',
     description: "answered with this HTTP status and a JSON error carrying an integer result (the status), as the sandbox's own request errors are",
     effect: { answer: 'json' },
   } satisfies ApiFaultExtras),
   modeWith('html', integerArg('status', { min: 502, max: 504, oneOf: [502, 503, 504], placeholder: '<code>' }), {
+    title: 'Proxy error page',
     example: 'html=502',
     description: 'answered with this status and the HTML error page a reverse proxy (nginx) sends',
     effect: { answer: 'html' },
   } satisfies ApiFaultExtras),
   modeWith('delay', durationArg('delayMs', { min: 1, max: HOLD_MAX_MS }), {
+    title: 'Delay',
     example: 'delay=1.5s',
     description: 'answered normally, after this long',
     effect: { waits: true },
   } satisfies ApiFaultExtras),
   plainMode('timeout', {
+    title: 'Hold with no answer (timeout)',
     description: `held open with no answer until the client gives up (closed after ${formatDuration(HOLD_MAX_MS)})`,
     effect: { holds: true },
   } satisfies ApiFaultExtras),
   plainMode('reset', {
+    title: 'Reset the connection',
     description: 'the connection is reset, with no answer',
     effect: { resets: true },
   } satisfies ApiFaultExtras),
   modeWith('retry-after', integerArg('status', { min: 429, max: 503, oneOf: [429, 503], placeholder: '<code>' }), {
+    title: 'Retry-After answer',
     example: 'retry-after=429',
     description: 'answered 429 or 503 with a Retry-After header (see seconds) and a JSON error',
     effect: { answer: 'json', retryAfter: true },
@@ -121,6 +129,7 @@ export const DEFAULT_RETRY_AFTER_S = 5
 const TRACK_ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$'
 
 interface ScopeField {
+  readonly title: string
   readonly kind: 'integer' | 'number' | 'string' | 'boolean'
   readonly schema: Readonly<Record<string, unknown>>
   /** In words, after the field's name: `must be …`. */
@@ -131,42 +140,49 @@ interface ScopeField {
 /** The fields that say which requests get the fault, and how. */
 export const FAULT_SCOPE = {
   times: {
+    title: 'Times',
     kind: 'integer',
     schema: { type: 'integer', minimum: 1, maximum: MAX_TIMES },
     rule: `a whole number from 1 to ${MAX_TIMES}`,
     description: 'how many matching requests get the fault, from the next one [default: every one]',
   },
   rate: {
+    title: 'Rate',
     kind: 'number',
     schema: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
     rule: 'a share above 0 and at most 1, e.g. 0.3',
     description: "the share of matching requests that get it, decided from seed and each request's place in the sequence",
   },
   seed: {
+    title: 'Seed',
     kind: 'integer',
     schema: { type: 'integer', minimum: 0, maximum: MAX_SEED },
     rule: `a whole number from 0 to ${MAX_SEED}`,
     description: 'seed of rate: the same seed faults the same requests of the sequence on every run [default: random, shown]',
   },
   merchant: {
+    title: 'Merchant API key',
     kind: 'string',
     schema: { type: 'string', pattern: MERCHANT_KEY.source },
     rule: `a merchant key: ${MERCHANT_KEY_RULE}`,
     description: "only requests of this merchant key (create, verify: the key sent; checkout: the payment's merchant)",
   },
   trackId: {
+    title: 'Track ID',
     kind: 'string',
     schema: { type: 'string', pattern: TRACK_ID_PATTERN },
     rule: '1 to 64 letters, digits, _ or -',
     description: 'only requests about this payment (verify, checkout)',
   },
   after: {
+    title: 'Answer lost (after)',
     kind: 'boolean',
     schema: { type: 'boolean' },
     rule: 'true or false',
     description: 'create only: the payment is made first and its answer lost to the fault, so the merchant never learns the trackId',
   },
   seconds: {
+    title: 'Retry-After seconds',
     kind: 'integer',
     schema: { type: 'integer', minimum: 1, maximum: MAX_RETRY_AFTER_S },
     rule: `a whole number of seconds from 1 to ${MAX_RETRY_AFTER_S}`,
@@ -228,11 +244,12 @@ const describedAction = (row: AnyRow) => `${row.description}${row.arg ? ` (${row
 
 /** The schema of a rule's fault and scope fields as given; `rate`, `seed`, `after` … as described in FAULT_SCOPE. */
 const givenFields = {
-  ...Object.fromEntries(ROWS.map((r) => [actionKey(r.name), r.arg ? { ...r.arg.input, description: describedAction(r) } : { const: true, description: describedAction(r) }])),
-  ...Object.fromEntries(SCOPE_KEYS.map((k) => [k, { ...FAULT_SCOPE[k].schema, description: FAULT_SCOPE[k].description }])),
+  ...Object.fromEntries(ROWS.map((r) => [actionKey(r.name), r.arg ? { title: r.title, ...r.arg.input, description: describedAction(r) } : { title: r.title, const: true, description: describedAction(r) }])),
+  ...Object.fromEntries(SCOPE_KEYS.map((k) => [k, { title: FAULT_SCOPE[k].title, ...FAULT_SCOPE[k].schema, description: FAULT_SCOPE[k].description }])),
 } as Record<keyof ActionFields | ScopeKey, object>
 
 const routeField = {
+  title: 'Route',
   type: 'string',
   enum: FAULT_ROUTE_NAMES,
   description: `which requests: ${FAULT_ROUTE_NAMES.map((r) => `${r} (${FAULT_ROUTES[r].request})`).join(', ')}`,
