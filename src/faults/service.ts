@@ -39,11 +39,6 @@ export class FaultService implements PaymentListener {
     return this.store.faultRules()
   }
 
-  /** The rules as written that could apply to a payment's requests (its trackId, its merchant, or any), oldest first. */
-  listFor(payment: { trackId: string; merchant: string }): FaultRule[] {
-    return this.list().filter((r) => (r.trackId === undefined || r.trackId === payment.trackId) && (r.merchant === undefined || r.merchant === payment.merchant) && r.route !== 'create')
-  }
-
   /** Adds a rule; 400 invalid_field naming what is wrong with one that is not a rule. */
   async add(input: unknown, source: FaultSource = 'api'): Promise<FaultRule> {
     const problem = faultRuleProblem(input)
@@ -113,6 +108,11 @@ export class FaultService implements PaymentListener {
   /** The latest faults played, as written, oldest first. */
   hits(): FaultHit[] {
     return this.store.faultHits()
+  }
+
+  /** The latest faults played on a payment's requests (its verifies and checkout page, or the create that made it), oldest first. */
+  hitsOf(trackId: string): FaultHit[] {
+    return this.hits().filter((h) => h.trackId === trackId)
   }
 
   /** A reset or an import is being written: the rules go with the payments. */

@@ -1,9 +1,11 @@
 import type { AuditReport } from '../audit/rules.js'
 import type { ClockView } from '../clock/sandbox-clock.js'
 import type { VerifyJournal } from '../domain/types.js'
+import type { FaultRule } from '../domain/api-fault.js'
+import type { FaultHit } from '../domain/api-fault-hit.js'
 
 /**
- * What the inspector shows of the sandbox's clock, verify journal and audit: the plugin is given readers of them,
+ * What the inspector shows of the sandbox's clock, verify journal, audit and API faults: the plugin is given readers of them,
  * and the pages draw their sections only then.
  */
 
@@ -18,4 +20,6 @@ export interface LabReaders {
   clock?: () => ClockView
   verifiesOf?: (trackId: string) => VerifyCalls | undefined
   audit?: () => AuditVerdict | Promise<AuditVerdict>
+  /** The API fault rules, and the faults played on a payment's requests. */
+  faults?: { rules(): FaultRule[]; hitsOf(trackId: string): FaultHit[] }
 }

@@ -237,6 +237,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           lab: {
             clock: () => sandboxClock.view(),
             verifiesOf: (trackId) => service.store.verifiesOf(trackId),
+            faults: { rules: () => faults.list(), hitsOf: (trackId) => faults.hitsOf(trackId) },
             audit: async () => {
               await service.store.flushObservations()
               return runAudit(service, sandboxClock, { strict: false }, options.audit)
