@@ -290,7 +290,9 @@ function auditPayment(
       if (Date.parse(d.createdAt) + settings.graceMs > now) waiting++
       else add('dropped-unreconciled', `the ${status ?? d.event} notification was dropped at ${d.createdAt} (${d.fault?.reason ?? 'fault'}), and the payment was never verified after it changed`, { deliveryId: d.id, at: d.createdAt })
     }
-    if (d.state === 'failed') {
+    // Refused while verify was failing (a fault), and verified once it answered again: the merchant did right.
+    const outage = d.state === 'failed' && verified && attempts.length > 0 && verifyFailedBetween(d.createdAt, attempts.at(-1)!.at)
+    if (d.state === 'failed' && !outage) {
       const last = attempts.at(-1)
       add('retries-exhausted', `the ${status ?? d.event} notification failed after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}${last ? ` (last: ${answerOf(last)})` : ''}`, { deliveryId: d.id })
     }

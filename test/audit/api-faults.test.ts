@@ -1,4 +1,6 @@
-import { describe, expect, test } from 'vitest'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { describe, expect, onTestFinished, test } from 'vitest'
 import type { AuditReport, CheckId } from '../../src/audit/rules.js'
 import type { FaultRuleInput } from '../../src/client/index.js'
 import type { Sandbox } from '../../src/index.js'
@@ -110,6 +112,48 @@ describe('outage-taken-as-answer (FAIL)', () => {
     await sleep(600)
     await verify(sb, created.trackId)
     expect(checksOf(await auditOf(sb, created.trackId, 1))).toEqual([])
+  })
+})
+
+describe('notifications refused while verify was failing', () => {
+  /** A merchant's endpoint that verifies each notification and answers 503 (send it again) while verify fails. */
+  async function endpoint(sb: Sandbox): Promise<string> {
+    const server = createServer((req, res) => {
+      let text = ''
+      req.on('data', (c: Buffer) => (text += c.toString()))
+      req.on('end', async () => {
+        const { trackId } = JSON.parse(text) as { trackId: string }
+        const answer = await send(sb.url, 'POST', '/api/v1/verify', { merchant: 'sandbox', trackId })
+        res.statusCode = answer.status === 200 ? 200 : 503
+        res.end()
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    onTestFinished(() => new Promise<void>((r) => server.close(() => r())))
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`
+  }
+
+  test('are neither callback-retried nor retries-exhausted when the merchant verified once it could', async () => {
+    const sb = await sandbox({ callbacks: { retries: 3, scheduleMs: [500, 500, 500], timeoutMs: 5_000 } })
+    const url = await endpoint(sb)
+    const order = async () => {
+      const created = await sb.client.createPayment({ merchant: 'sandbox', amount: 30, callbackUrl: url })
+      if (created.result !== 100) throw new Error('create failed')
+      return created.trackId
+    }
+    const retried = await order()
+    const exhausted = await order()
+    await fault(sb, retried, { route: 'verify', status: 503, times: 2 })
+    await fault(sb, exhausted, { route: 'verify', status: 503, times: 4 })
+    for (const t of [retried, exhausted]) await sb.client.simulate(t, { outcome: 'paid' })
+    await expect.poll(async () => (await sb.client.listDeliveries({ trackId: retried }))[0]?.state).toBe('delivered')
+    await expect.poll(async () => (await sb.client.listDeliveries({ trackId: exhausted }))[0]?.state).toBe('failed')
+    // Its reconciliation verifies the order whose notifications all came during the outage.
+    await sleep(600)
+    expect(await verify(sb, exhausted)).toEqual(['200/100'])
+    // The endpoint is local: insecure-url is all there is to say.
+    expect(checksOf(await auditOf(sb, retried, 2))).toEqual(['insecure-url'])
+    expect(checksOf(await auditOf(sb, exhausted, 4))).toEqual(['insecure-url'])
   })
 })
 
