@@ -47,6 +47,7 @@ export function faultsPlugin(options: FaultsOptions) {
 
     const before = (route: FaultedRoute) =>
       async function playFault(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+        if (!options.faults.active) return undefined
         const started = performance.now()
         // The sandbox's own clients (the pay CLI, the inspector, a scenario checking as the operator) get real
         // answers, and are not counted: a rule rehearses the merchant's code, and the operator's look spends none of it.

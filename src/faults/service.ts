@@ -34,6 +34,11 @@ export class FaultService implements PaymentListener {
     for (const rule of store.faultRules()) this.rules.set(rule.id, rule)
   }
 
+  /** Whether there is any rule to ask: without one, a request is not looked at. */
+  get active(): boolean {
+    return this.rules.size > 0
+  }
+
   /** The rules as written, oldest first. */
   list(): FaultRule[] {
     return this.store.faultRules()
