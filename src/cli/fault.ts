@@ -41,7 +41,7 @@ export function faultFlags() {
   }
   for (const key of SCOPE_KEYS) {
     const field = FAULT_SCOPE[key]
-    const description = `${field.description} (${field.rule})`
+    const description = field.kind === 'boolean' ? field.description : `${field.description} (${field.rule})`
     flags[flagOf(key)] = field.kind === 'boolean' ? Flags.boolean({ description, helpGroup: 'SCOPE' }) : Flags.string({ description, helpGroup: 'SCOPE' })
   }
   return flags as Interfaces.FlagInput
