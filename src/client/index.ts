@@ -60,7 +60,7 @@ export type ChangeEvent =
   | { type: 'merchant' }
   /** A reset or an import: everything may have changed. */
   | { type: 'reset' }
-  /** The API fault rules changed. */
+  /** The API fault rules changed, or faults were played. */
   | { type: 'fault' }
 
 /**

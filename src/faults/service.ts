@@ -26,6 +26,9 @@ export interface FaultDecision {
 export class FaultService implements PaymentListener {
   /** The rules, pending changes included: the writers' view. Readers get the store's durable rules. */
   private readonly rules = new Map<string, FaultRule>()
+  private readonly playedListeners = new Set<() => void>()
+  /** A telling of faults played is on its way. */
+  private telling = false
 
   constructor(
     private readonly store: Store,
@@ -108,6 +111,22 @@ export class FaultService implements PaymentListener {
   /** Records a fault played, for the audit and the pages (written without holding anything). */
   record(hit: FaultHit): void {
     this.store.observeFaultHit(hit)
+    if (this.playedListeners.size === 0 || this.telling) return
+    // Told once the hits are written (one telling for a burst of them): a page redrawn then shows them.
+    this.telling = true
+    void this.store
+      .flushObservations()
+      .catch(() => {})
+      .finally(() => {
+        this.telling = false
+        for (const listener of this.playedListeners) listener()
+      })
+  }
+
+  /** Calls `listener` once faults played have been written; returns how to stop. */
+  onPlayed(listener: () => void): () => void {
+    this.playedListeners.add(listener)
+    return () => this.playedListeners.delete(listener)
   }
 
   /** The latest faults played, as written, oldest first. */

@@ -9,7 +9,7 @@ export type Change =
   | { kind: 'merchant' }
   /** Everything may have changed: a reset or an import. */
   | { kind: 'reset' }
-  /** An API fault rule was added or removed. */
+  /** An API fault rule was added or removed, or faults were played. */
   | { kind: 'fault' }
 
 /**
@@ -30,6 +30,11 @@ export class ChangeFeed implements PaymentListener {
 
   deliveryChanged(delivery: Delivery): void {
     this.emit({ kind: 'delivery', delivery })
+  }
+
+  /** Faults played on requests were written (their rules' counts, the payments' lists of faults). */
+  faultsPlayed(): void {
+    this.emit({ kind: 'fault' })
   }
 
   /** A request was answered: a successful merchant change, reset, import or fault rule change is announced. */

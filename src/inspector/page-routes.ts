@@ -114,8 +114,6 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
           return send(reply, problemPage({ title: 'Payment not found', message, links: site.links(), section: 'payments' }), 404)
         }
         request.outcome = { trackId }
-        // Verify calls and faults played on it so far are written now rather than in a few milliseconds.
-        await service.store.flushObservations()
         const page = paymentPage({
           payment: shownPayment(payment),
           merchant: service.listMerchants().find((m) => m.key === payment.merchant),

@@ -237,7 +237,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           lab: {
             clock: () => sandboxClock.view(),
             verifiesOf: (trackId) => service.store.verifiesOf(trackId),
-            faults: { rules: () => faults.list(), hitsOf: (trackId) => faults.hitsOf(trackId) },
+            faults: { rules: () => faults.list(), hitsOf: (trackId) => faults.hitsOf(trackId), onPlayed: (listener) => faults.onPlayed(listener) },
             audit: async () => {
               await service.store.flushObservations()
               return runAudit(service, sandboxClock, { strict: false }, options.audit)
