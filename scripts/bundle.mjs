@@ -35,7 +35,7 @@ writeFileSync(
 const next = `${out}.next-${process.pid}`
 rmSync(next, { recursive: true, force: true })
 await build({
-  entryPoints: { cli: entry, 'not-found': join(compiled, 'src', 'cli', 'not-found.js') },
+  entryPoints: { cli: entry, 'not-found': join(compiled, 'src', 'cli', 'not-found.js'), help: join(compiled, 'src', 'cli', 'help.js') },
   outdir: next,
   bundle: true,
   splitting: true,

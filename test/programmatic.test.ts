@@ -1,4 +1,4 @@
-// The README's example: a merchant's own test suite using the sandbox through the package name.
+// The example of docs/test-suite.md: a merchant's own test suite using the sandbox through the package name.
 import { createServer, type IncomingMessage } from 'node:http'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type Sandbox, startSandbox } from 'pay-sandbox'

@@ -5,6 +5,7 @@ import { describe, expect, onTestFinished, test } from 'vitest'
 import { exitCodeDescriptions } from '../src/cli/exit-codes.js'
 import { SpecMessage } from '../src/domain/outcomes.js'
 import { eventually } from './callbacks/receiver.js'
+import { documents } from './docs/examples.js'
 import { freePort, pay, ROOT, tempDir } from './helpers.js'
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
@@ -16,13 +17,16 @@ test('CI runs the README test command verbatim', () => {
   expect(ci.split('\n')).toContain(command)
 })
 
-test('the exit code table is the one in src/cli/exit-codes.ts', () => {
-  const section = readme.split('### Exit codes\n')[1]!.split('\n#')[0]!
-  const rows = [...section.matchAll(/^\| (\d+) \| (.+) \|$/gm)].map((m) => [Number(m[1]), m[2]])
-  expect(Object.fromEntries(rows)).toEqual(exitCodeDescriptions)
+test('the exit code tables, in the README and its reference page, are the one in src/cli/exit-codes.ts', () => {
+  const reference = readFileSync(join(ROOT, 'docs', 'reference', 'exit-codes.md'), 'utf8')
+  for (const section of [readme.split('## Exit codes\n')[1]!.split('\n#')[0]!, reference]) {
+    const rows = [...section.matchAll(/^\| (\d+) \| (.+) \|$/gm)].map((m) => [Number(m[1]), m[2]])
+    expect(Object.fromEntries(rows)).toEqual(exitCodeDescriptions)
+  }
 })
 
-test('every command is documented', () => {
+test('every command is documented in the guides or the reference pages', () => {
+  const docs = documents().map((file) => readFileSync(join(ROOT, file), 'utf8')).join('\n')
   const dir = join(ROOT, 'commands')
   const walk = (d: string): string[] =>
     readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]))
@@ -30,45 +34,51 @@ test('every command is documented', () => {
     .filter((f) => f.endsWith('.ts'))
     .map((f) => relative(dir, f).replace(/\.ts$/, '').split('/').join(' ').replace(/ index$/, ''))
   expect(ids.length).toBeGreaterThan(20)
-  for (const id of ids) expect(readme, `pay ${id}`).toContain(`pay ${id}`)
+  for (const id of ids) expect(docs, `pay ${id}`).toContain(`pay ${id}`)
 })
 
-test("the spec's messages appear in the README exactly as the server sends them", () => {
-  for (const message of Object.values(SpecMessage)) expect(readme).toContain(message)
+test("the spec's messages appear in the HTTP API page exactly as the server sends them", () => {
+  const api = readFileSync(join(ROOT, 'docs', 'reference', 'api.md'), 'utf8')
+  for (const message of Object.values(SpecMessage)) expect(api).toContain(message)
 })
 
 describe('Quick start: the walkthrough runs as written after the set-up', () => {
-  const section = readme.split('## Quick start\n')[1]!.split('\n## ')[0]!
+  // The set-up and the first payment: from "Quick start" to the guides.
+  const section = readme.split('## Quick start\n')[1]!.split('\n## Guides\n')[0]!
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!)
   /** The trackId and refNumber the README shows, stood for by what the commands print. */
   const SHOWN_TRACK_ID = 'Xq2w7Zb1Vh0Kc9LmN3pR4s'
 
-  test('the set-up is `npm ci && npm start`, and the walkthrough writes `npx pay`, which needs no npm link', () => {
+  /** The line that puts the clone's own `pay` (linked by npm ci) on the PATH of a terminal. */
+  const ON_PATH = 'export PATH="$PWD/node_modules/.bin:$PATH"'
+
+  test('the set-up is `npm ci && npm start`; each terminal of the walkthrough puts the clone\'s own `pay` on its PATH, then writes `pay`', () => {
     expect(blocks[0]).toMatch(/^npm ci && npm start\b/)
     const commands = blocks.slice(2).flatMap((b) => b.split('\n')).filter((l) => /^\S/.test(l) && !l.startsWith('#'))
     expect(commands.length).toBeGreaterThan(5)
-    for (const command of commands) expect(command).toMatch(/^npx pay /)
-    expect(commands.some((c) => c.startsWith('npx pay trigger paid '))).toBe(true)
+    for (const command of commands) expect(command).toMatch(/^(pay |export PATH=)/)
+    for (const block of blocks.slice(2, 4)) expect(block.split('\n')[0]).toBe(ON_PATH)
+    expect(commands.some((c) => c.startsWith('pay trigger paid '))).toBe(true)
   })
 
-  test('`npx pay` in the clone is the package\'s own bin, linked by npm ci: nothing to fetch or install', async () => {
+  test('`pay` on that PATH is the package\'s own bin, linked by npm ci: nothing to fetch or install', async () => {
     expect(realpathSync(join(ROOT, 'node_modules', '.bin', 'pay'))).toBe(realpathSync(join(ROOT, 'bin', 'run.js')))
   })
 
-  test('every `npx pay` line, in order, with the output the README shows', { timeout: 180_000 }, async () => {
+  test('every `pay` line, in order, with the output the README shows', { timeout: 180_000 }, async () => {
     // The set-up's `npm start`, on free ports with a data file of its own (npm ci has run: this is its test suite).
     const dir = await tempDir()
     const sandboxPort = await freePort()
     const listenPort = await freePort()
     const url = `http://127.0.0.1:${sandboxPort}`
-    const env = {
+    const env: NodeJS.ProcessEnv = {
       ...process.env,
+      // A terminal's PATH: without the node_modules/.bin folders the test runner put on it.
+      PATH: (process.env.PATH ?? '').split(':').filter((p) => !p.endsWith('node_modules/.bin')).join(':'),
       NO_COLOR: '1',
       CI: '1',
       PAY_SANDBOX_URL: url,
       PAY_SANDBOX_DATA: join(dir, 'data.json'),
-      // `npx pay` must find this package's own bin, never fetch a package of that name.
-      npm_config_offline: 'true',
       // No browser: `pay dashboard` prints the URL.
       DISPLAY: '',
       WAYLAND_DISPLAY: '',
@@ -116,7 +126,14 @@ describe('Quick start: the walkthrough runs as written after the set-up', () => 
       const lines = block.split('\n')
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i]!
-        if (!line.startsWith('npx pay ')) continue
+        if (line === ON_PATH) {
+          // As a terminal of the clone runs it.
+          env.PATH = await new Promise<string>((done, fail) =>
+            execFile('sh', ['-c', `${line}; printf %s "$PATH"`], { cwd: ROOT, env }, (error, stdout) => (error ? fail(error) : done(stdout))),
+          )
+          continue
+        }
+        if (!line.startsWith('pay ')) continue
         const shown = lines.slice(i + 1).filter((_, j, rest) => rest.slice(0, j + 1).every((l) => l.startsWith('#  '))).map((l) => l.slice(1))
         const command = localize(line.replace(/\s+#.*$/, ''))
         if (/ callback listen /.test(command)) {

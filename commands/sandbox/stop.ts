@@ -6,7 +6,7 @@ import { durationFlag } from '../../src/cli/duration.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
 import { line, paint } from '../../src/cli/format.js'
 import { SandboxClient, SandboxUnreachableError } from '../../src/client/index.js'
-import { isAlive } from '../../src/store/lock.js'
+import { isAlive } from '../../src/store/file/lock.js'
 
 export type StopResult = { stopped: true; url: string; pid: number; dataFile: string } | { stopped: false; url: string }
 

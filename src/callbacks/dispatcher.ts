@@ -8,7 +8,7 @@ import { isFinal } from '../domain/payment.js'
 import type { Delivery, DeliveryAttempt, Payment } from '../domain/types.js'
 import { isValidUrl } from '../domain/validate.js'
 import type { PaymentChange, PaymentListener } from '../service/sandbox.js'
-import type { Store } from '../store/store.js'
+import type { Applied, Change, Store } from '../store/store.js'
 import {
   attemptHeaders,
   attemptsOf,
@@ -62,11 +62,15 @@ interface Job {
 }
 
 /**
- * Sends callbacks. Told of each status change, it records a pending delivery (durably, before the API replies)
- * and sends it in the background, retried on network errors, timeouts and non-2xx per the policy. Each delivery
- * goes on its own: a payment's later notification never waits for an earlier one's retries. At most
- * `policy.concurrency` attempts are out at once; due deliveries wait for a free slot, earliest due first.
- * Pending deliveries are picked up again by `resume()` at start.
+ * Sends callbacks. Told of each status change, it records a pending delivery in the change's own unit (durable with
+ * it, before the API replies), and sends it in the background, retried on network errors, timeouts and non-2xx per
+ * the policy. Each delivery goes on its own: a payment's later notification never waits for an earlier one's
+ * retries. At most `policy.concurrency` attempts are out at once; due deliveries wait for a free slot, earliest due
+ * first.
+ *
+ * Deliveries are sent by the instance that leads (see Leadership): from `resume()`, which picks up every pending
+ * delivery in the store, until `standDown()`. A new delivery is scheduled when it appears in the store's change
+ * feed, whichever instance recorded it.
  */
 export class CallbackDispatcher implements PaymentListener {
   readonly policy: CallbackPolicy
@@ -83,9 +87,13 @@ export class CallbackDispatcher implements PaymentListener {
   private sending = 0
   private seq = 0
   private drainSoon = false
-  private readonly inflight = new Map<AbortController, Promise<unknown>>()
+  /** Attempts out, and whether each is a job's (a replay's is not: its request waits for it). */
+  private readonly inflight = new Map<AbortController, { sending: Promise<unknown>; job: boolean }>()
   private readonly watchers = new Set<(delivery: Delivery) => void>()
+  /** Sending deliveries: this instance leads. */
+  private leading = false
   private stopped = false
+  private readonly stopFeed: () => void
 
   constructor(options: DispatcherOptions) {
     this.store = options.store
@@ -95,6 +103,7 @@ export class CallbackDispatcher implements PaymentListener {
     this.warn = safely(options.warn)
     this.clock = options.clock ?? new SandboxClock()
     this.random = options.faults?.chaos ? seededRandom(options.faults.chaos.seed) : undefined
+    this.stopFeed = this.store.onApplied((applied) => this.applied(applied))
   }
 
   private now(): Date {
@@ -102,12 +111,11 @@ export class CallbackDispatcher implements PaymentListener {
   }
 
   /**
-   * PaymentListener: on a change of status, records the notification in the same journal batch as the change
-   * (both are durable, or neither is), with the fault asked for, then sends it in the background as the fault
-   * says.
+   * PaymentListener: on a change of status, the notification to record in the change's own unit (both are durable,
+   * or neither is), with the fault asked for. It is sent once it appears in the store (see `applied`).
    */
-  async recordWith(payment: Payment, change: PaymentChange): Promise<void> {
-    if (!isNotified(payment) || change.previous.status === payment.status) return
+  recordWith(payment: Payment, change: PaymentChange): Change[] | undefined {
+    if (!isNotified(payment) || change.previous.status === payment.status) return undefined
     const body = notificationOf(payment)
     const delivery = newDelivery({
       id: this.newId(),
@@ -119,17 +127,32 @@ export class CallbackDispatcher implements PaymentListener {
       now: this.now().toISOString(),
       ...this.faultFor(payment, change.callback),
     })
-    await this.put(delivery)
-    if (this.stopped) return
-    const job = this.track(delivery)
-    if (delivery.state === 'dropped') {
-      // Lost on the way: whatever waited for this notification goes now.
-      this.forget(job)
-      this.releaseHeld(job)
-    } else if (isHeld(delivery)) {
-      job.held = true
-    } else {
-      this.schedule(job, planOf(delivery.fault).waitMs)
+    return [{ k: 'delivery', v: delivery }]
+  }
+
+  /**
+   * The store's change feed: watchers see every durable delivery; a new notification, whoever recorded it, is sent
+   * as its fault says by the instance that leads. (A replay is sent by the instance that recorded it: its request
+   * waits for the attempt.)
+   */
+  private applied(applied: readonly Applied[]): void {
+    for (const { change, before } of applied) {
+      if (change.k !== 'delivery') continue
+      const delivery = change.v
+      for (const watcher of this.watchers) watcher(delivery)
+      if (!this.leading || before !== undefined || delivery.replayOf !== undefined || this.jobs.has(delivery.id)) continue
+      const job = this.track(delivery)
+      if (delivery.state === 'dropped') {
+        // Lost on the way: whatever waited for this notification goes now.
+        this.forget(job)
+        this.releaseHeld(job)
+      } else if (delivery.state !== 'pending') {
+        this.forget(job)
+      } else if (isHeld(delivery)) {
+        job.held = true
+      } else {
+        this.schedule(job, planOf(delivery.fault).waitMs)
+      }
     }
   }
 
@@ -164,11 +187,14 @@ export class CallbackDispatcher implements PaymentListener {
   }
 
   /**
-   * Schedules every pending delivery in the store. A stored due time may be anywhere (the clock was changed, the
-   * file edited): none is put off longer than the policy's longest wait, or a delayed one's delay. A reordered
-   * notification stays held unless a later notification of its payment was sent meanwhile.
+   * This instance leads: schedules every pending delivery in the store, and each new one from now on. A stored
+   * due time may be anywhere (the clock was changed, the file edited): none is put off longer than the policy's
+   * longest wait, or a delayed one's delay. A reordered notification stays held unless a later notification of
+   * its payment was sent meanwhile.
    */
   resume(): number {
+    if (this.stopped) return 0
+    this.leading = true
     const now = this.now().getTime()
     const longest = longestWait(this.policy)
     let count = 0
@@ -208,7 +234,7 @@ export class CallbackDispatcher implements PaymentListener {
     const delivery = replayDelivery(original, { id: this.newId(), ...(to !== undefined ? { url: to } : {}), now: this.now().toISOString() })
     await this.put(delivery)
     if (this.stopped) return delivery
-    const sent = await this.send(delivery)
+    const sent = await this.send(delivery, false)
     if (!sent) return delivery
     const next = this.settle(delivery, sent)
     // A failed record answers the request with the store's error; the replay stays pending and goes out again
@@ -217,17 +243,30 @@ export class CallbackDispatcher implements PaymentListener {
     return next
   }
 
-  /** Cancels waiting retries and aborts attempts in flight; their deliveries stay pending for the next start. */
-  async stop(): Promise<void> {
-    this.stopped = true
+  /**
+   * Another instance leads now: cancels waiting retries and aborts attempts in flight; their deliveries stay
+   * pending, for the leader to send.
+   */
+  async standDown(): Promise<void> {
+    this.leading = false
     for (const job of this.jobs.values()) {
       job.timer?.cancel()
       job.turn?.resolve()
     }
     this.jobs.clear()
     this.ready.length = 0
+    const jobs = [...this.inflight].filter(([, attempt]) => attempt.job)
+    for (const [controller] of jobs) controller.abort()
+    await Promise.allSettled(jobs.map(([, attempt]) => attempt.sending))
+  }
+
+  /** Cancels waiting retries and aborts attempts in flight; their deliveries stay pending for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.stopFeed()
     for (const controller of this.inflight.keys()) controller.abort()
-    await Promise.allSettled([...this.inflight.values()])
+    await this.standDown()
+    await Promise.allSettled([...this.inflight.values()].map((attempt) => attempt.sending))
   }
 
   /** Calls `watcher` with every delivery once it is durable (made, attempted, replayed); the returned function stops it. */
@@ -236,9 +275,9 @@ export class CallbackDispatcher implements PaymentListener {
     return () => this.watchers.delete(watcher)
   }
 
-  private async put(delivery: Delivery): Promise<void> {
-    await this.store.putDelivery(delivery)
-    for (const watcher of this.watchers) watcher(delivery)
+  /** Writes the delivery; watchers see it in the change feed once durable. */
+  private put(delivery: Delivery): Promise<void> {
+    return this.store.putDelivery(delivery)
   }
 
   private newId(): string {
@@ -324,7 +363,7 @@ export class CallbackDispatcher implements PaymentListener {
 
   /** Starts due jobs while slots are free. */
   private drain(): void {
-    while (!this.stopped && this.sending < this.policy.concurrency) {
+    while (this.leading && this.sending < this.policy.concurrency) {
       const job = this.ready.shift()
       if (!job) return
       this.sending++
@@ -348,10 +387,10 @@ export class CallbackDispatcher implements PaymentListener {
       if (!stored || stored.state !== 'pending') return this.forget(job)
       const recorded = attemptsOf(stored).length
       const current = job.unrecorded.length > 0 ? { ...stored, attempts: [...attemptsOf(stored), ...job.unrecorded] } : stored
-      const sent = await this.send(current)
+      const sent = await this.send(current, true)
       // The slot bounds sockets; the record that follows needs none.
       release()
-      // Aborted: the sandbox is stopping, and the delivery stays pending for the next start.
+      // Aborted: the sandbox is stopping (or another instance leads now), and the delivery stays pending.
       if (!sent) return
       // Gone or settled while the attempt was out: the sandbox was reset or its state replaced (perhaps not yet
       // durably: a pending reset counts, so the delivery is not written back).
@@ -360,7 +399,7 @@ export class CallbackDispatcher implements PaymentListener {
       const next = this.settle(current, sent)
       if (await this.record(next)) job.unrecorded = []
       else job.unrecorded = attemptsOf(next).slice(recorded)
-      if (this.stopped) return
+      if (!this.leading) return
       // Its first attempt is out: notifications of the payment held back for a later one go now.
       if (recorded === 0 && current.replayOf === undefined) this.releaseHeld(job)
       // Done in memory even if not on disk: an unrecorded delivery stays pending there and resumes at next start.
@@ -375,8 +414,11 @@ export class CallbackDispatcher implements PaymentListener {
     }
   }
 
-  /** Sends the next attempt of `delivery`; undefined when aborted because the sandbox is stopping. */
-  private async send(delivery: Delivery): Promise<{ result: SendResult; startedAt: Date } | undefined> {
+  /**
+   * Sends the next attempt of `delivery` (a job's, or a replay's); undefined when aborted because the sandbox is
+   * stopping, or, for a job, because another instance leads now.
+   */
+  private async send(delivery: Delivery, job: boolean): Promise<{ result: SendResult; startedAt: Date } | undefined> {
     const controller = new AbortController()
     const startedAt = this.now()
     const sending = sendCallback({
@@ -386,7 +428,7 @@ export class CallbackDispatcher implements PaymentListener {
       timeoutMs: this.policy.timeoutMs,
       signal: controller.signal,
     })
-    this.inflight.set(controller, sending)
+    this.inflight.set(controller, { sending, job })
     try {
       const result = await sending
       return result.aborted ? undefined : { result, startedAt }

@@ -78,8 +78,9 @@ export class ChainService {
     }
   }
 
-  /** Starts mining on the sandbox clock, one block per block time. */
+  /** Starts mining on the sandbox clock, one block per block time (while this instance leads). */
   start(): void {
+    this.timer?.cancel()
     const every = this.options.blockTimeMs
     if (every === undefined || every <= 0) return
     const next = (): void => {

@@ -1,4 +1,4 @@
-/** Exit codes of every `pay` command, in one table (the README's table is checked against it). */
+/** Exit codes of every `pay` command, in one table (the tables of the README and docs/reference/exit-codes.md are checked against it). */
 export const ExitCode = {
   ok: 0,
   /** Anything unexpected. */

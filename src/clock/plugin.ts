@@ -14,7 +14,7 @@ export function clockPlugin(clock: ClockService) {
     app.get(
       '/_sandbox/clock',
       { schema: { tags, summary: 'The sandbox clock', querystring: noQuery, response: replies('GET', { 200: json('the clock', clockViewSchema) }) } },
-      async () => clock.view(),
+      async () => clock.settledView(),
     )
 
     app.post(

@@ -205,7 +205,7 @@ const delivery = {
 
 const fault = deliveryFaultSchema satisfies { properties: FieldsOf<DeliveryFault> }
 
-/** Most records of each list an import takes; the README's "Data file and durability" states them. */
+/** Most records of each list an import takes; docs/reference/data-file.md states them. */
 export const IMPORT_MAX_RECORDS = { merchants: 10_000, payments: 150_000, deliveries: 300_000 } as const
 export type ListName = keyof typeof IMPORT_MAX_RECORDS
 export const LIST_NAMES = Object.keys(IMPORT_MAX_RECORDS) as ListName[]

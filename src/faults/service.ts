@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto'
 import { type ApiFault, faultOf, type FaultRule, type FaultRuleInput, faultRuleProblem, type FaultSource, type FaultTarget, MAX_SEED, newFaultRule, plays, ruleMatches } from '../domain/api-fault.js'
-import type { FaultHit } from '../domain/api-fault-hit.js'
+import type { FaultChange, FaultHit } from '../domain/api-fault-hit.js'
 import { newFaultId } from '../domain/ids.js'
 import { SandboxError } from '../domain/outcomes.js'
 import type { PaymentListener } from '../service/sandbox.js'
@@ -26,15 +26,34 @@ export interface FaultDecision {
 export class FaultService implements PaymentListener {
   /** The rules, pending changes included: the writers' view. Readers get the store's durable rules. */
   private readonly rules = new Map<string, FaultRule>()
-  private readonly playedListeners = new Set<() => void>()
-  /** A telling of faults played is on its way. */
-  private telling = false
+  private readonly listeners = new Set<() => void>()
 
   constructor(
     private readonly store: Store,
     private readonly now: () => Date,
   ) {
     for (const rule of store.faultRules()) this.rules.set(rule.id, rule)
+    store.onApplied((applied, origin) => {
+      let changed = false
+      for (const { change } of applied) {
+        // Rules another instance of the sandbox added, counted or removed join this one's view as they come.
+        if (origin === 'remote' && (change.k === 'reset' || change.k === 'replace')) this.rules.clear()
+        if (change.k !== 'fault') continue
+        changed = true
+        if (origin === 'remote') this.follow(change.v)
+      }
+      if (changed) for (const listener of this.listeners) listener()
+    })
+  }
+
+  /** A change another instance made to the rules, in this one's view. */
+  private follow(c: FaultChange): void {
+    if (c.t === 'rule') this.rules.set(c.v.id, c.v)
+    else if (c.t === 'count') {
+      const rule = this.rules.get(c.id)
+      if (rule) this.rules.set(c.id, { ...rule, matched: Math.max(rule.matched, c.matched), played: Math.max(rule.played, c.played) })
+    } else if (c.t === 'off') this.rules.delete(c.id)
+    else if (c.t === 'clear') this.rules.clear()
   }
 
   /** Whether there is any rule to ask: without one, a request is not looked at. */
@@ -111,22 +130,12 @@ export class FaultService implements PaymentListener {
   /** Records a fault played, for the audit and the pages (written without holding anything). */
   record(hit: FaultHit): void {
     this.store.observeFaultHit(hit)
-    if (this.playedListeners.size === 0 || this.telling) return
-    // Told once the hits are written (one telling for a burst of them): a page redrawn then shows them.
-    this.telling = true
-    void this.store
-      .flushObservations()
-      .catch(() => {})
-      .finally(() => {
-        this.telling = false
-        for (const listener of this.playedListeners) listener()
-      })
   }
 
-  /** Calls `listener` once faults played have been written; returns how to stop. */
-  onPlayed(listener: () => void): () => void {
-    this.playedListeners.add(listener)
-    return () => this.playedListeners.delete(listener)
+  /** Calls `listener` once a change of the rules, or a fault played, is durable (whichever instance made it); returns how to stop. */
+  onChanged(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
   }
 
   /** The latest faults played, as written, oldest first. */

@@ -1,6 +1,5 @@
 import type { Delivery, Payment } from '../domain/types.js'
 import type { PaymentListener } from '../service/sandbox.js'
-import type { RequestEntry } from './request-entry.js'
 
 /** A durable change the inspector's pages follow. */
 export type Change =
@@ -13,9 +12,9 @@ export type Change =
   | { kind: 'fault' }
 
 /**
- * Gathers durable changes for the event stream: payments from the service's listeners (called once a change is
- * on disk), deliveries from the callback dispatcher (likewise), and merchant changes, resets and imports from
- * their answers (a change is answered only once it is on disk). Nothing here is ever seen before it is durable.
+ * Gathers durable changes for the event stream, all from the store's change feed (whichever instance made them):
+ * payments, merchants, resets and imports through the service's listeners, deliveries through the callback
+ * dispatcher. Nothing here is ever seen before it is durable.
  */
 export class ChangeFeed implements PaymentListener {
   private readonly listeners = new Set<(change: Change) => void>()
@@ -32,18 +31,17 @@ export class ChangeFeed implements PaymentListener {
     this.emit({ kind: 'delivery', delivery })
   }
 
-  /** Faults played on requests were written (their rules' counts, the payments' lists of faults). */
-  faultsPlayed(): void {
-    this.emit({ kind: 'fault' })
+  merchantChanged(): void {
+    this.emit({ kind: 'merchant' })
   }
 
-  /** A request was answered: a successful merchant change, reset, import or fault rule change is announced. */
-  requestAnswered(entry: RequestEntry): void {
-    if ((entry.method !== 'POST' && entry.method !== 'DELETE') || entry.status < 200 || entry.status >= 300) return
-    if (/^\/_sandbox\/faults(?:\/|$)/.test(entry.path)) this.emit({ kind: 'fault' })
-    else if (entry.method !== 'POST') return
-    else if (/^\/_sandbox\/(?:reset|import)\/?$/.test(entry.path)) this.emit({ kind: 'reset' })
-    else if (/^\/_sandbox\/merchants(?:\/|$)/.test(entry.path)) this.emit({ kind: 'merchant' })
+  paymentsReplaced(): void {
+    this.emit({ kind: 'reset' })
+  }
+
+  /** A change of the API fault rules, or faults played, is durable. */
+  faultsChanged(): void {
+    this.emit({ kind: 'fault' })
   }
 
   subscribe(listener: (change: Change) => void): () => void {

@@ -21,5 +21,5 @@ export interface LabReaders {
   verifiesOf?: (trackId: string) => VerifyCalls | undefined
   audit?: () => AuditVerdict | Promise<AuditVerdict>
   /** The API fault rules, and the faults played on a payment's requests. */
-  faults?: { rules(): FaultRule[]; hitsOf(trackId: string): FaultHit[]; onPlayed(listener: () => void): () => void }
+  faults?: { rules(): FaultRule[]; hitsOf(trackId: string): FaultHit[]; onChanged(listener: () => void): () => void }
 }

@@ -33,8 +33,7 @@ export function inspectorPlugin(options: InspectorOptions) {
     const stops = [
       options.service.onPaymentChanged(changes),
       options.callbacks.onDeliveryChanged((delivery) => changes.deliveryChanged(delivery)),
-      options.requests.subscribe((entry) => changes.requestAnswered(entry)),
-      options.lab?.faults?.onPlayed(() => changes.faultsPlayed()) ?? (() => {}),
+      options.lab?.faults?.onChanged(() => changes.faultsChanged()) ?? (() => {}),
     ]
     // Pages that other plugins may serve are linked only when they exist.
     let links: SiteLinks = { docs: false, audit: options.lab?.audit !== undefined }

@@ -1,18 +1,13 @@
-import { Script, createContext, type Context } from 'node:vm'
 import type { MessageEntity } from '@grammyjs/types'
 import { SandboxApiError, type ChatBot, type ChatMessage, type SandboxClient } from '../client/index.js'
 import { checkoutTrackId } from '../domain/checkout-url.js'
 import { inert } from '../domain/display.js'
 import { formatDuration } from '../domain/duration.js'
-import { patternRegExp, shownPattern } from './pattern.js'
+import { PatternTimeout, patternRegExp, shownPattern, timedExec } from './pattern.js'
 import { Unmet } from './run-lab.js'
 import type { Json, Lookup } from './template.js'
 import type { ChatStep, Scenario } from './types.js'
 
-/** Longest a pattern may take on one message: a pattern that backtracks without end fails the step instead. */
-const MATCH_MS = 200
-/** Longest wait for one match on a machine too busy to run it: past this, the pattern fails however little it ran. */
-const MATCH_WAIT_MS = 10_000
 /** Messages and characters of each a failed expect quotes. */
 const SHOWN_MESSAGES = 5
 const SHOWN_CHARS = 120
@@ -31,8 +26,6 @@ export interface ChatOutcome {
 export class ChatSteps {
   /** Per bot id and chat: the message id an expect looks after. */
   private readonly cursors = new Map<string, number>()
-  private context: Context | undefined
-  private readonly test = new Script('pattern.test(text)')
 
   constructor(
     private readonly client: SandboxClient,
@@ -107,10 +100,12 @@ export class ChatSteps {
 
   /** Runs the pattern with a time limit: a scenario file is not trusted to hold a pattern that ends. */
   private matches(pattern: RegExp, text: string): boolean {
-    this.context ??= createContext({})
-    this.context.pattern = pattern
-    this.context.text = text
-    return testWithin(this.test, this.context, MATCH_MS, () => `the pattern ${String(pattern)} took more than ${MATCH_MS} ms on a message of ${text.length} characters; write one that does not backtrack so much`)
+    try {
+      return timedExec(pattern, text, 'a message') !== null
+    } catch (error) {
+      if (error instanceof PatternTimeout) throw new Unmet(error.message)
+      throw error
+    }
   }
 
   private messageId(value: Json): number {
@@ -118,24 +113,6 @@ export class ChatSteps {
     const id = typeof resolved === 'string' && /^\d+$/.test(resolved) ? Number(resolved) : resolved
     if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) throw new Unmet(`message must be a message id, got ${JSON.stringify(resolved)}`)
     return id
-  }
-}
-
-/**
- * Runs `script` (`pattern.test(text)` in `context`) for at most `limitMs` of CPU time. vm's timeout counts wall
- * time, which a busy machine spends elsewhere: a run stopped before it had `limitMs` of CPU is run again with twice
- * the time (up to MATCH_WAIT_MS), so only a pattern that itself runs that long fails.
- */
-export function testWithin(script: Script, context: Context, limitMs: number, tooSlow: () => string): boolean {
-  for (let wait = limitMs; ; wait = Math.min(2 * wait, MATCH_WAIT_MS)) {
-    const before = process.cpuUsage()
-    try {
-      return script.runInContext(context, { timeout: wait }) === true
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error
-      const used = process.cpuUsage(before)
-      if ((used.user + used.system) / 1000 >= limitMs || wait >= MATCH_WAIT_MS) throw new Unmet(tooSlow())
-    }
   }
 }
 

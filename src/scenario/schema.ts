@@ -706,7 +706,7 @@ const faultStep = {
   },
 } as const
 
-/** One schema per step kind, each required to carry its action key, in the order the README lists them. */
+/** One schema per step kind, each required to carry its action key, in the order docs/reference/scenarios.md lists them. */
 export const stepSchemas = {
   receiver: receiverStep,
   merchant: merchantStep,

@@ -51,6 +51,11 @@ export interface AppOptions {
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
   /** Plugins whose hooks reach the routes (API faults), registered before them. */
   wrappers?: Array<(app: FastifyInstance) => Promise<void>>
+  /**
+   * Waits until the store holds every change acknowledged before a request was sent, by any instance; run before
+   * each request. Absent when nothing but this instance writes (the data file): then requests wait for nothing.
+   */
+  sync?: () => Promise<void>
 }
 
 function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
@@ -131,6 +136,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
   installErrorHandling(app, options.logError ?? (() => {}))
   installGuard(app, options.allowedHosts ?? [])
+  const { sync } = options
+  if (sync) {
+    // After the guard, so a refused request waits for nothing; a store that cannot be reached answers 503.
+    app.addHook('onRequest', (_request, _reply, done) => {
+      sync().then(() => done(), done)
+    })
+  }
   installJsonBody(app)
   await installOpenapi(app, options.info().version)
   closeQuietConnections(app)

@@ -18,9 +18,11 @@ import { waitAskedBy } from '../domain/fault.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
 import { DataFileError, DESCRIPTOR_ADVICE, isOutOfDescriptors } from '../store/errors.js'
-import type { StoreFs } from '../store/fs.js'
+import type { StoreFs } from '../store/file/fs.js'
+import type { StoreEngine } from '../store/engine.js'
+import { openStore } from '../store/open.js'
 import { type OpenReport, Store } from '../store/store.js'
-import type { Durability } from '../store/journal.js'
+import type { Durability } from '../domain/settings.js'
 import type { ExportImage } from '../domain/transfer.js'
 import { importSandbox } from '../service/transfer.js'
 import { version } from '../version.js'
@@ -56,6 +58,8 @@ export interface StartOptions {
   compactAfter?: number
   /** The store's file system; tests wrap the real one to inject faults. */
   storeFs?: StoreFs
+  /** A store engine in place of the data file's (tests pass one that plays other instances' changes). */
+  storeEngine?: StoreEngine
   /** When a change is acknowledged: once fdatasynced (`disk`, the default) or once the OS has it (`os`). */
   durability?: Durability
   /**
@@ -162,15 +166,19 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const requestMs = options.timeouts?.requestMs ?? DEFAULT_TIMEOUTS.requestMs
   // Node refuses a headers timeout longer than the request's.
   const headersMs = Math.min(options.timeouts?.headersMs ?? DEFAULT_TIMEOUTS.headersMs, requestMs || Infinity)
-  const { store, report } = await Store.open({
-    file: dataFile,
-    now,
-    ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
-    ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
-    ...(options.durability !== undefined ? { durability: options.durability } : {}),
-  })
+  const onError = (error: unknown) => (options.logError ?? (() => {}))(error)
+  const { store, report } = options.storeEngine
+    ? await Store.open(options.storeEngine, { now, onError })
+    : await openStore({
+        file: dataFile,
+        now,
+        onError,
+        ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
+        ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
+        ...(options.durability !== undefined ? { durability: options.durability } : {}),
+      })
   // What is running so far, stopped in turn if the start fails.
-  const started: { callbacks?: CallbackDispatcher; app?: FastifyInstance; expiry?: ExpiryWatch; chain?: ChainService } = {}
+  const started: { callbacks?: CallbackDispatcher; app?: FastifyInstance; expiry?: ExpiryWatch; chain?: ChainService; leading?: () => void } = {}
   try {
     const saved = store.clock()
     if (saved) sandboxClock.load(saved)
@@ -220,6 +228,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
       requests,
       allowedHosts,
       timeouts: { headersMs, requestMs },
+      // Each request sees every change acknowledged before it was sent, by any instance.
+      ...(store.syncs ? { sync: () => store.sync() } : {}),
       onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
       wrappers: [faultsPlugin({ faults, store, now, ...(options.faultHoldMs !== undefined ? { holdMaxMs: options.faultHoldMs } : {}) })],
       plugins: [
@@ -237,7 +247,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           lab: {
             clock: () => sandboxClock.view(),
             verifiesOf: (trackId) => service.store.verifiesOf(trackId),
-            faults: { rules: () => faults.list(), hitsOf: (trackId) => faults.hitsOf(trackId), onPlayed: (listener) => faults.onPlayed(listener) },
+            faults: { rules: () => faults.list(), hitsOf: (trackId) => faults.hitsOf(trackId), onChanged: (listener) => faults.onChanged(listener) },
             audit: async () => {
               await service.store.flushObservations()
               return runAudit(service, sandboxClock, { strict: false }, options.audit)
@@ -256,11 +266,23 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     const urlHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host
     const url = `http://${urlHost}:${boundPort}`
     info = { ...info, url, settings: settingsOf(options, { host, port: boundPort, dataFile, policy, ...(publicUrl ? { publicUrl: publicUrl.url } : {}) }) }
-    store.setUrl(url)
-    callbacks.resume()
-    telegram.resume()
-    expiry?.start()
-    chain.start()
+    store.announce(url)
+    // Jobs that must run once (callback attempts, webhooks, expiries, blocks) run while this instance leads; each
+    // resumes from the state when it starts. The data file's sandbox always leads.
+    started.leading = store.leadership.watch({
+      lead: () => {
+        callbacks.resume()
+        telegram.resume()
+        expiry?.start()
+        chain.start()
+      },
+      follow: () => {
+        expiry?.stop()
+        chain.stop()
+        void callbacks.standDown()
+        telegram.standDown()
+      },
+    })
 
     let stopping: Promise<void> | undefined
     const running: RunningSandbox = {
@@ -278,6 +300,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
       stop: () =>
         (stopping ??= (async () => {
           // Retries, expiries and blocks wait for the next start rather than holding up the stop.
+          started.leading?.()
           expiry?.stop()
           chain.stop()
           sandboxClock.stop()
@@ -288,6 +311,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     }
     return running
   } catch (error) {
+    started.leading?.()
     started.expiry?.stop()
     started.chain?.stop()
     sandboxClock.stop()

@@ -7,11 +7,12 @@ import type { PaymentListener, SandboxService } from './sandbox.js'
 /**
  * Expires pending payments older than the time to live, on the sandbox clock: advancing the clock past a
  * payment's deadline expires it at once, and a payment past it at start expires right away. Only a pending
- * payment expires; one the customer has paid (unfinalized) waits for its confirmations.
+ * payment expires; one the customer has paid (unfinalized) waits for its confirmations. It watches while this
+ * instance leads (start … stop): every pending payment, whoever created it.
  */
 export class ExpiryWatch implements PaymentListener {
   private readonly timers = new Map<string, Timer>()
-  private stopped = false
+  private running = false
 
   constructor(
     private readonly service: SandboxService,
@@ -19,8 +20,13 @@ export class ExpiryWatch implements PaymentListener {
     readonly ttlMs: number,
   ) {}
 
-  /** Watches every pending payment in the store. */
+  /** Watches every pending payment in the store, and each new one from now on. */
   start(): number {
+    this.running = true
+    return this.watchAll()
+  }
+
+  private watchAll(): number {
     const pending = this.service.listPayments({ status: 'pending' })
     for (const payment of pending) this.watch(payment)
     return pending.length
@@ -39,11 +45,12 @@ export class ExpiryWatch implements PaymentListener {
   paymentsReplaced(): void {
     for (const timer of this.timers.values()) timer.cancel()
     this.timers.clear()
-    this.start()
+    if (this.running) this.watchAll()
   }
 
+  /** Stops watching (the sandbox stops, or another instance leads now); the payments stay pending. */
   stop(): void {
-    this.stopped = true
+    this.running = false
     for (const timer of this.timers.values()) timer.cancel()
     this.timers.clear()
   }
@@ -54,7 +61,7 @@ export class ExpiryWatch implements PaymentListener {
   }
 
   private watch(payment: Payment): void {
-    if (this.stopped || payment.status !== 'pending' || this.timers.has(payment.trackId)) return
+    if (!this.running || payment.status !== 'pending' || this.timers.has(payment.trackId)) return
     const deadline = this.deadline(payment)
     const trackId = payment.trackId
     this.timers.set(

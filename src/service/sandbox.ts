@@ -7,7 +7,7 @@ import { newMerchantKey, newRefNumber, newTrackId } from '../domain/ids.js'
 import { checkCreate, verifyOutcome, type VerifyBody } from '../domain/validate.js'
 import { verifyEntry } from '../domain/verify-journal.js'
 import type { ChangeSource, Delivery, Merchant, Payment, PaymentStatus, VerifyJournal } from '../domain/types.js'
-import type { Store } from '../store/store.js'
+import type { Applied, Change, Store } from '../store/store.js'
 import { KeyedLock } from './locks.js'
 import { notBefore } from '../clock/clock.js'
 import type { SpecFailure } from '../domain/outcomes.js'
@@ -22,16 +22,16 @@ export interface PaymentChange {
   callback?: CallbackMode
 }
 
-/** Told of every change of a payment. */
+/** Told of every durable change of the sandbox's payments and merchants, made through this instance or another. */
 export interface PaymentListener {
   /**
-   * Called in the same event-loop turn as the payment's own write, so what it writes joins the same journal
-   * batch: durable together with the change, or failed with it (the callback dispatcher records the
-   * notification here). Resolves once durable.
+   * Called while a payment's change is being made, in the same turn: the changes returned are written in the same
+   * unit, durable together with the payment's change or failed with it (the callback dispatcher records the
+   * notification here). It writes nothing itself.
    */
-  recordWith?(payment: Payment, change: PaymentChange): Promise<void>
-  /** Called once the change is durable (the checkout page's event stream). */
-  paymentChanged?(payment: Payment, change: PaymentChange): void
+  recordWith?(payment: Payment, change: PaymentChange): Change[] | undefined
+  /** Called once a change of a payment is durable (the checkout page's event stream; expiry stops counting). */
+  paymentChanged?(payment: Payment, change: { previous: Payment }): void
   /** Called once a new payment is durable (expiry starts counting; the inspector's event stream). */
   paymentCreated?(payment: Payment): void
   /** Called once a reset or an import replaced the payments. */
@@ -41,6 +41,8 @@ export interface PaymentListener {
    * API fault rules) goes with them, and nothing decided after this uses it.
    */
   activityCleared?(): void
+  /** Called once a merchant was added, enabled or disabled. */
+  merchantChanged?(merchant: Merchant): void
 }
 
 export interface SimulateRequest {
@@ -72,6 +74,30 @@ export class SandboxService {
     this.store = store
     this.now = now
     this.confirmationsFor = options.confirmationsFor
+    store.onApplied((applied) => this.applied(applied))
+  }
+
+  /** Tells listeners of durable changes, in their order, whoever made them. */
+  private applied(applied: readonly Applied[]): void {
+    if (this.listeners.length === 0) return
+    for (const { change, before } of applied) {
+      switch (change.k) {
+        case 'payment': {
+          const previous = before as Payment | undefined
+          for (const listener of this.listeners) {
+            if (previous) listener.paymentChanged?.(change.v, { previous })
+            else listener.paymentCreated?.(change.v)
+          }
+          break
+        }
+        case 'merchant':
+          for (const listener of this.listeners) listener.merchantChanged?.(change.v)
+          break
+        case 'reset':
+        case 'replace':
+          for (const listener of this.listeners) listener.paymentsReplaced?.()
+      }
+    }
   }
 
   /** Adds a listener; the returned function removes it. */
@@ -92,20 +118,22 @@ export class SandboxService {
   async create(body: Record<string, unknown>): Promise<CreateBody> {
     const check = checkCreate(body, (key) => this.store.getMerchant(key))
     if (!check.ok) return check.failure
-    const at = this.stamp()
-    let trackId = newTrackId()
-    while (this.store.latest.getPayment(trackId)) trackId = newTrackId()
-    const payment: Payment = {
-      trackId,
-      ...check.fields,
-      status: 'pending',
-      createdAt: at,
-      updatedAt: at,
-      history: [{ status: 'pending', at, source: 'api' }],
-    }
-    await this.store.putPayment(payment)
-    for (const listener of this.listeners) listener.paymentCreated?.(payment)
-    return { result: 100, trackId, message: SpecMessage.success }
+    const fields = check.fields
+    return this.store.retrying(async () => {
+      const at = this.stamp()
+      let trackId = newTrackId()
+      while (this.store.latest.getPayment(trackId)) trackId = newTrackId()
+      const payment: Payment = {
+        trackId,
+        ...fields,
+        status: 'pending',
+        createdAt: at,
+        updatedAt: at,
+        history: [{ status: 'pending', at, source: 'api' }],
+      }
+      await this.store.putPayment(payment)
+      return { result: 100, trackId, message: SpecMessage.success }
+    })
   }
 
   /**
@@ -161,32 +189,32 @@ export class SandboxService {
 
   /**
    * Changes a payment: `next` works out the new version from the durable one (undefined: no change), inside the
-   * payment's lock. Listeners record what goes with it in the same write, and are told once it is durable.
+   * payment's lock. What listeners record with it is written in the same unit; they are told once it is durable.
+   * When another instance changed the payment meanwhile, `next` runs again on what it left.
    */
   change(trackId: string, next: (payment: Payment) => Payment | undefined, context: Omit<PaymentChange, 'previous'> = {}): Promise<Payment> {
-    return this.locks.run(`payment:${trackId}`, async () => {
-      const payment = this.requirePayment(trackId)
-      const changed = next(payment)
-      if (changed === undefined) return payment
-      // A reset or import written meanwhile removed the payment: it is not written back.
-      if (!this.store.latest.getPayment(trackId)) throw new SandboxError('notFound', `no payment with trackId ${trackId}`)
-      const change: PaymentChange = { previous: payment, ...context }
-      const saving = [this.store.putPayment(changed)]
-      for (const listener of this.listeners) if (listener.recordWith) saving.push(listener.recordWith(changed, change))
-      await Promise.all(saving)
-      for (const listener of this.listeners) listener.paymentChanged?.(changed, change)
-      return changed
-    })
+    return this.locks.run(`payment:${trackId}`, () =>
+      this.store.retrying(async () => {
+        const payment = this.requirePayment(trackId)
+        const changed = next(payment)
+        if (changed === undefined) return payment
+        // A reset or import written meanwhile removed the payment: it is not written back.
+        if (!this.store.latest.getPayment(trackId)) throw new SandboxError('notFound', `no payment with trackId ${trackId}`)
+        const change: PaymentChange = { previous: payment, ...context }
+        const unit: Change[] = [{ k: 'payment', v: changed }]
+        for (const listener of this.listeners) {
+          const more = listener.recordWith?.(changed, change)
+          if (more) unit.push(...more)
+        }
+        await this.store.commit(unit)
+        return changed
+      }),
+    )
   }
 
   /** Tells listeners that a reset or an import is queued (not yet durable). */
   activityCleared(): void {
     for (const listener of this.listeners) listener.activityCleared?.()
-  }
-
-  /** Tells listeners that a reset or an import replaced the payments (once durable). */
-  paymentsReplaced(): void {
-    for (const listener of this.listeners) listener.paymentsReplaced?.()
   }
 
   /** The time for a change of `payment`: now, never before its last change. */
@@ -226,24 +254,28 @@ export class SandboxService {
     const name = input.name ?? `Merchant ${String(key)}`
     if (!isMerchantKey(key)) throw new SandboxError('invalidField', merchantKeyRule(key))
     if (!isMerchantName(name)) throw new SandboxError('invalidField', merchantNameRule(name))
-    return this.locks.run(`merchant:${key}`, async () => {
-      if (this.store.latest.getMerchant(key)) throw new SandboxError('conflict', `a merchant with key ${key} already exists`)
-      const at = this.stamp()
-      const merchant: Merchant = { key, name: name.trim(), enabled: true, createdAt: at, updatedAt: at }
-      await this.store.putMerchant(merchant)
-      return merchant
-    })
+    return this.locks.run(`merchant:${key}`, () =>
+      this.store.retrying(async () => {
+        if (this.store.latest.getMerchant(key)) throw new SandboxError('conflict', `a merchant with key ${key} already exists`)
+        const at = this.stamp()
+        const merchant: Merchant = { key, name: name.trim(), enabled: true, createdAt: at, updatedAt: at }
+        await this.store.putMerchant(merchant)
+        return merchant
+      }),
+    )
   }
 
   setMerchantEnabled(key: string, enabled: boolean): Promise<Merchant> {
-    return this.locks.run(`merchant:${key}`, async () => {
-      const merchant = this.store.getMerchant(key)
-      if (!merchant) throw new SandboxError('notFound', `no merchant with key ${key}`)
-      if (merchant.enabled === enabled) return merchant
-      if (!this.store.latest.getMerchant(key)) throw new SandboxError('notFound', `no merchant with key ${key}`)
-      const next: Merchant = { ...merchant, enabled, updatedAt: notBefore(this.stamp(), merchant.updatedAt) }
-      await this.store.putMerchant(next)
-      return next
-    })
+    return this.locks.run(`merchant:${key}`, () =>
+      this.store.retrying(async () => {
+        const merchant = this.store.getMerchant(key)
+        if (!merchant) throw new SandboxError('notFound', `no merchant with key ${key}`)
+        if (merchant.enabled === enabled) return merchant
+        if (!this.store.latest.getMerchant(key)) throw new SandboxError('notFound', `no merchant with key ${key}`)
+        const next: Merchant = { ...merchant, enabled, updatedAt: notBefore(this.stamp(), merchant.updatedAt) }
+        await this.store.putMerchant(next)
+        return next
+      }),
+    )
   }
 }

@@ -10,7 +10,6 @@ export async function resetSandbox(service: SandboxService): Promise<ResetResult
   const writing = service.store.reset()
   service.activityCleared()
   await writing
-  service.paymentsReplaced()
   return { cleared: { payments: before.payments, deliveries: before.deliveries, faults }, kept: { merchants: before.merchants } }
 }
 
@@ -41,6 +40,5 @@ export async function importSandbox(service: SandboxService, image: ExportImage)
   const writing = service.store.replace({ merchants, payments, deliveries })
   service.activityCleared()
   await writing
-  service.paymentsReplaced()
   return { loaded: { merchants: merchants.length, payments: payments.length, deliveries: deliveries.length }, replaced }
 }

@@ -1,3 +1,5 @@
+import { SandboxError } from '../domain/outcomes.js'
+
 /** The data file cannot be used; start-up stops with this message. Nothing was written. */
 export class DataFileError extends Error {
   constructor(message: string) {
@@ -47,5 +49,17 @@ export function fsProblem(error: unknown): string {
       return `not allowed (${code}): the folder must be writable, and the data file and journal readable and writable; fix their permissions, or use another --data file`
     default:
       return code ?? (error instanceof Error ? error.message : String(error))
+  }
+}
+
+/**
+ * A unit was not written: a record it was based on had changed meanwhile (through another instance). Nothing of it
+ * was stored. The writer reads again once the replica caught up (`store.sync()`) and tries again; see
+ * `Store.retrying`. Unretried, it answers 503 as any store trouble does.
+ */
+export class ConflictError extends SandboxError {
+  constructor(detail: string) {
+    super('storageUnavailable', `the sandbox's data changed meanwhile (${detail}); nothing was stored, try again`)
+    this.name = 'ConflictError'
   }
 }

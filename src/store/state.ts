@@ -2,43 +2,13 @@ import { hash } from 'node:crypto'
 import type { FaultRule } from '../domain/api-fault.js'
 import { FAULT_HITS_KEEP, type FaultChange, type FaultHit } from '../domain/api-fault-hit.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
+import type { Change, SandboxRecords, StateImage } from './changes.js'
 import { VERIFY_JOURNAL_KEEP } from '../domain/verify-journal.js'
 import type { TelegramChange, TelegramImage } from '../domain/telegram-records.js'
+import { type RecordKey, type RecordKind, keyOf, REPLACE_KINDS, RESET_KINDS } from './keys.js'
 import { TelegramState } from './telegram-state.js'
 
-export interface StateImage {
-  merchants: Merchant[]
-  payments: Payment[]
-  deliveries: Delivery[]
-}
-
-export { VERIFY_JOURNAL_KEEP }
-
-/** The sandbox's own records beside the lists: the clock, the verify journals, the API fault rules and the faults played. */
-export interface SandboxRecords {
-  clock?: ClockRecord
-  verifies?: VerifyJournal[]
-  faults?: FaultRule[]
-  faultHits?: FaultHit[]
-}
-
-/** One change, as the journal records it (without its sequence number). */
-export type Change =
-  | { k: 'merchant'; v: Merchant }
-  | { k: 'payment'; v: Payment }
-  | { k: 'delivery'; v: Delivery }
-  /** The sandbox clock moved. */
-  | { k: 'clock'; v: ClockRecord }
-  /** A verify of an existing payment, observed (journaled without holding the answer). */
-  | { k: 'verify'; v: VerifyEntry }
-  /** Payments and deliveries cleared; merchants kept. */
-  | { k: 'reset' }
-  /** Merchants, payments and deliveries replaced (import); the Bot API emulator's records stay. Written as a snapshot, never as a journal line. */
-  | { k: 'replace'; v: StateImage }
-  /** A record of the Bot API emulator. */
-  | { k: 'tg'; v: TelegramChange }
-  /** The API fault rules changed, or a fault was played (observed, as a verify is). */
-  | { k: 'fault'; v: FaultChange }
+export type { Change, SandboxRecords, StateImage } from './changes.js'
 
 /** Looks records up; both the durable state and the writers' view (durable plus pending) answer it. */
 export interface StateReader {
@@ -48,9 +18,20 @@ export interface StateReader {
   hasRefNumber(refNumber: string): boolean
 }
 
+/** A change as the replica applied it, with the record it replaced. */
+export interface Applied {
+  seq: number
+  change: Change
+  /** The record the change replaced (a merchant, payment, delivery, bot, chat or message); undefined when new. */
+  before?: unknown
+}
+
 /**
  * The sandbox's records in memory, with their indexes. Records are never mutated in place: a change replaces
  * the record, so an image taken for a snapshot stays consistent while the state moves on.
+ *
+ * Each record has a version: the seq of the change that last wrote it (0: no such record). Records loaded from
+ * an image without versions of their own have the image's seq; only records written since carry an entry.
  */
 export class State implements StateReader {
   private readonly merchants = new Map<string, Merchant>()
@@ -67,6 +48,10 @@ export class State implements StateReader {
   private clockRecord: ClockRecord | undefined
   /** The Bot API emulator's bots, chats, messages, updates and files. */
   readonly telegram = new TelegramState()
+  /** Versions of records written since they were loaded, by kind and id. */
+  private readonly versions = new Map<RecordKind, Map<string, number>>()
+  /** The version of a record of this kind that has no entry: the seq of the image it came with. */
+  private readonly loadedAt = new Map<RecordKind, number>()
 
   static of(image: StateImage): State {
     const state = new State()
@@ -154,7 +139,7 @@ export class State implements StateReader {
     return { ...this.image(), ...this.telegram.image(), ...this.records() }
   }
 
-  /** The clock, the verify journals, the fault rules and the faults played. */
+  /** The clock, the verify journals, the API fault rules and the faults played. */
   records(): SandboxRecords {
     return {
       ...(this.clockRecord ? { clock: this.clockRecord } : {}),
@@ -174,22 +159,69 @@ export class State implements StateReader {
     this.hits = (records.faultHits ?? []).slice(-FAULT_HITS_KEEP)
   }
 
-  apply(change: Change): void {
+  /** Loads a stored image whole (at open): records, the emulator's, the clock and verify journals, at `seq`. */
+  loadImage(image: StateImage & Partial<TelegramImage> & SandboxRecords, seq: number, versions?: ReadonlyMap<string, number>): void {
+    this.apply({ k: 'replace', v: image }, seq)
+    this.telegram.load(image)
+    this.loadRecords(image)
+    for (const kind of KINDS) this.loadedAt.set(kind, seq)
+    for (const [key, version] of versions ?? []) {
+      const colon = key.indexOf(':')
+      const kind = (colon === -1 ? key : key.slice(0, colon)) as RecordKind
+      this.versionsOf(kind).set(colon === -1 ? '' : key.slice(colon + 1), version)
+    }
+  }
+
+  /** The version of a record: the seq of the change that last wrote it; 0 when there is no such record. */
+  versionOf(key: RecordKey): number {
+    if (!this.has(key)) return 0
+    return this.versions.get(key.kind)?.get(key.id) ?? this.loadedAt.get(key.kind) ?? 0
+  }
+
+  /** The record `change` replaces, if there is one (for the change feed). */
+  recordBefore(change: Change): unknown {
     switch (change.k) {
       case 'merchant':
-        return this.setMerchant(change.v)
+        return this.merchants.get(change.v.key)
       case 'payment':
-        return this.setPayment(change.v)
+        return this.payments.get(change.v.trackId)
       case 'delivery':
-        return this.setDelivery(change.v)
+        return this.deliveries.get(change.v.id)
+      case 'tg': {
+        const c = change.v
+        if (c.t === 'bot') return this.telegram.getBot(c.v.id)
+        if (c.t === 'chat') return this.telegram.getChat(c.v.botId, c.v.chatId)
+        if (c.t === 'message') return this.telegram.getMessage(c.v.botId, c.v.chatId, c.v.messageId)
+        return undefined
+      }
+      default:
+        return undefined
+    }
+  }
+
+  /** Applies a change; `seq` is its place in the log, the version of the record it writes. */
+  apply(change: Change, seq = 0): void {
+    switch (change.k) {
+      case 'merchant':
+        this.setMerchant(change.v)
+        break
+      case 'payment':
+        this.setPayment(change.v)
+        break
+      case 'delivery':
+        this.setDelivery(change.v)
+        break
       case 'reset':
         this.telegram.clearActivity()
-        return this.clearActivity()
+        this.clearActivity()
+        for (const kind of RESET_KINDS) this.versions.delete(kind)
+        return
       case 'tg':
-        return this.telegram.apply(change.v)
+        this.applyTelegram(change.v)
+        break
       case 'clock':
         this.clockRecord = change.v
-        return
+        break
       case 'verify':
         return this.addVerify(change.v)
       case 'fault':
@@ -198,7 +230,64 @@ export class State implements StateReader {
         this.merchants.clear()
         this.merchantsByDigest.clear()
         this.clearActivity()
-        return this.load(change.v)
+        this.load(change.v)
+        for (const kind of REPLACE_KINDS) {
+          this.versions.delete(kind)
+          this.loadedAt.set(kind, seq)
+        }
+        return
+    }
+    const key = keyOf(change)
+    if (!key) return
+    if (change.k === 'tg' && change.v.t === 'unfile') this.versions.get(key.kind)?.delete(key.id)
+    else this.versionsOf(key.kind).set(key.id, seq)
+  }
+
+  private applyTelegram(change: TelegramChange): void {
+    if (change.t === 'confirm' || change.t === 'drop') {
+      // Updates that go no longer have a version.
+      const versions = this.versions.get('tg-update')
+      if (versions) {
+        for (const u of this.telegram.pendingUpdates(change.botId)) {
+          if (change.t === 'drop' || u.update.update_id < change.below) versions.delete(`${u.botId}:${u.update.update_id}`)
+        }
+      }
+    }
+    this.telegram.apply(change)
+  }
+
+  private versionsOf(kind: RecordKind): Map<string, number> {
+    let map = this.versions.get(kind)
+    if (!map) this.versions.set(kind, (map = new Map()))
+    return map
+  }
+
+  private has(key: RecordKey): boolean {
+    switch (key.kind) {
+      case 'merchant':
+        return this.merchants.has(key.id)
+      case 'payment':
+        return this.payments.has(key.id)
+      case 'delivery':
+        return this.deliveries.has(key.id)
+      case 'clock':
+        return this.clockRecord !== undefined
+      case 'tg-file':
+        return this.telegram.getFile(key.id) !== undefined
+      case 'tg-bot':
+        return this.telegram.getBot(Number(key.id)) !== undefined
+      case 'tg-chat': {
+        const [bot, chat] = key.id.split(':').map(Number)
+        return this.telegram.getChat(bot!, chat!) !== undefined
+      }
+      case 'tg-msg': {
+        const [bot, chat, message] = key.id.split(':').map(Number)
+        return this.telegram.getMessage(bot!, chat!, message!) !== undefined
+      }
+      case 'tg-update': {
+        const [bot, id] = key.id.split(':').map(Number)
+        return this.telegram.pendingUpdates(bot!).some((u) => u.update.update_id === id)
+      }
     }
   }
 
@@ -272,6 +361,8 @@ export class State implements StateReader {
     this.deliveries.set(d.id, d)
   }
 }
+
+const KINDS: readonly RecordKind[] = ['merchant', 'payment', 'delivery', 'clock', 'tg-bot', 'tg-chat', 'tg-msg', 'tg-update', 'tg-file']
 
 export function keyDigest(key: string): string {
   // The one-shot hash: a third of a Hash object's cost, on every spec request.

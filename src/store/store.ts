@@ -1,244 +1,124 @@
-import { basename, join } from 'node:path'
-import { Low } from 'lowdb'
 import { SandboxError } from '../domain/outcomes.js'
 import { journalRecordProblem } from '../domain/record-schema.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { FaultRule } from '../domain/api-fault.js'
 import type { FaultChange, FaultHit } from '../domain/api-fault-hit.js'
-import { DataFileError, fsProblem } from './errors.js'
-import { isMissing, nodeFs, type StoreFs } from './fs.js'
-import { dirOf, syncDir } from './fsutil.js'
-import { type Durability, JOURNAL_FORMAT, type JournalHeader, JournalWriter, readJournal } from './journal.js'
-import { DataFileLock, realDataPath } from './lock.js'
+import type { TelegramChange } from '../domain/telegram-records.js'
+import { type EngineHost, type Leadership, type OpenReport, type RemoteUnit, SOLE_LEADER, type StoreEngine } from './engine.js'
+import { ConflictError } from './errors.js'
 import { PendingView } from './pending.js'
-import { emptySnapshot, isSnapshotTemp, newStoreId, type Snapshot, type SnapshotData, SNAPSHOT_FORMAT, SnapshotFile } from './snapshot.js'
-import { type Change, type SandboxRecords, State, type StateImage, type StateReader } from './state.js'
+import { type Applied, type Change, State, type StateImage, type StateReader } from './state.js'
 import type { TelegramReader } from './telegram-state.js'
-import type { TelegramChange, TelegramImage } from '../domain/telegram-records.js'
+import { type Unit, Units } from './units.js'
 
-export type { StateImage, StateReader } from './state.js'
+export type { Applied, Change, StateImage, StateReader } from './state.js'
+export type { OpenReport } from './engine.js'
 
 export const DEFAULT_MERCHANT = { key: 'sandbox', name: 'Sandbox merchant' } as const
 
-export interface StoreOptions {
-  /** Path of the data file (the lowdb snapshot). The journal and lock live beside its real path. */
-  file: string
+/** Where an applied change came from: this instance's own write, or another instance's (a shared engine). */
+export type Origin = 'local' | 'remote'
+
+/** Told of every durable change the replica applies, in seq order, once it is visible to readers. */
+export type AppliedListener = (applied: readonly Applied[], origin: Origin) => void
+
+export interface StoreCoreOptions {
   now?: () => Date
-  /** Journal records after which a compaction starts; it also waits for as many records as are stored. */
-  compactAfter?: number
-  /** Journal size after which a compaction starts, whatever the number of records. Default 64 MB. */
-  compactAfterBytes?: number
-  /** The file system; tests wrap it to inject faults. */
-  fs?: StoreFs
-  /** When a write is acknowledged: after its fdatasync (`disk`, the default), or once the OS has it (`os`). */
-  durability?: Durability
+  /** A change-feed listener threw: the store goes on; this is told. */
+  onError?: (error: unknown) => void
 }
 
-export interface OpenReport {
-  /** The data file did not exist and was created with the default merchant. */
-  created: boolean
-  /** Journal records replayed on top of the snapshot. */
-  replayed: number
-  /** Bytes of a torn final journal record (a write cut short by a crash; never acknowledged). */
-  tornBytes: number
-  /** Temporary files of snapshot writes cut short by a crash, removed at start. */
-  removedTemps: number
-}
-
-interface Pending {
-  seq: number
-  change: Change
-  resolve: () => void
-  reject: (error: Error) => void
-}
-
-const COMPACT_AFTER_BYTES = 64 * 1024 * 1024
-const SNAPSHOT_RETRY_MS = { first: 1_000, max: 60_000 }
+/** Sandbox-wide bounds on waiting for the replica to catch up before a read-modify-write runs again. */
+const CONFLICT_RETRIES = 8
 /** An observation waits this long for a change to share a write with, then is written on its own. */
 const OBSERVATION_WAIT_MS = 25
 /** Observations waiting beyond this many are dropped, the oldest first (the disk is failing, or far behind). */
 const OBSERVATIONS_MAX = 100_000
+const RESOLVED = Promise.resolve()
 
 /**
- * The sandbox's state: in memory, with indexes, made durable by an append-only journal.
+ * The sandbox's state: an in-memory replica with indexes, made durable by an engine (engine.ts).
  *
  * Two versions of the state exist. The durable one is what every reader sees (the get/list methods): a change
- * joins it only once its journal record is on disk, so nothing is ever shown that a crash could take back, and
- * a change whose write failed is never seen by anyone. `latest` adds the changes still being written; writers
- * consult it where those must count. All changes queued in one event-loop turn share one write and one
- * fdatasync (group commit). The journal is compacted into the lowdb snapshot in the background once it holds
- * half as many records as the state (so the snapshot's cost, which grows with the state, is spread over as many
- * writes) or grows past a size, and at shutdown. An import is written as a snapshot of its own.
+ * joins it only once its engine has it durably, so nothing is ever shown that a crash could take back, and a change
+ * whose write failed is never seen by anyone. `latest` adds the changes still being written; writers consult it
+ * where those must count.
+ *
+ * Writes come in units (`commit`): the changes of a unit are durable together or not at all. All units queued in
+ * one event-loop turn go to the engine in one write (group commit). Each unit carries the versions of the records
+ * it was based on; an engine shared by several instances refuses a unit based on a record another instance has
+ * changed meanwhile (ConflictError), and the writer runs again once the replica has caught up (`retrying`).
+ *
+ * Every change applied to the replica, this instance's or (with a shared engine) another's, is told to the
+ * change feed (`onApplied`) in seq order: the service's listeners, pages, followers and job runners hang on it.
  */
-export class Store {
-  readonly file: string
-  readonly journalPath: string
-  readonly oldJournalPath: string
+export class Store<E extends StoreEngine = StoreEngine> {
+  readonly engine: E
   /** The durable state with the pending changes laid over it: for writers only. */
   readonly latest: StateReader
-  private readonly fs: StoreFs
-  private readonly db: Low<SnapshotData>
-  private readonly lock: DataFileLock
+  /** Whether this instance runs the jobs that must run once. */
+  readonly leadership: Leadership
   private readonly now: () => Date
-  private readonly durability: Durability
-  private readonly compactAfter: number
-  private readonly compactAfterBytes: number
+  private readonly onError: (error: unknown) => void
   private readonly durable = new State()
   private readonly pending: PendingView
+  private readonly units: Units
+  private readonly listeners = new Set<AppliedListener>()
 
-  private journal!: JournalWriter
-  private storeId = ''
-  /** Last sequence number given to a change, and the last one that is durable. */
-  private seq = 0
-  private durableSeq = 0
-  private journalRecords = 0
-  private queue: Pending[] = []
+  /** The seq the replica stands at. */
+  private appliedSeq = 0
+  private queue: Unit[] = []
   /** Observations (verify calls): written with the next batch, never holding an answer, never failing one. */
   private observations: Change[] = []
   private observationTimer: NodeJS.Timeout | undefined
   private observationsDue = false
+  /** Callers of sync() waiting for the next pull of remote changes. */
+  private syncWaiters: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void } | undefined
   private scheduled = false
   private writing: Promise<void> | undefined
-  private compaction: Promise<void> | undefined
-  /** A rotated journal whose records are not yet in a snapshot. */
-  private oldJournal = false
-  private snapshotRetryAt = 0
-  private snapshotRetryMs = SNAPSHOT_RETRY_MS.first
   private closed = false
+  private stopRemote: (() => void) | undefined
 
-  private constructor(options: StoreOptions & { file: string; fs: StoreFs }, lock: DataFileLock) {
-    this.fs = options.fs
-    this.file = options.file
-    this.journalPath = `${options.file}.journal`
-    this.oldJournalPath = `${options.file}.journal.old`
-    this.db = new Low(new SnapshotFile(this.fs, options.file), emptySnapshot())
-    this.lock = lock
+  private constructor(engine: E, options: StoreCoreOptions) {
+    this.engine = engine
     this.now = options.now ?? (() => new Date())
-    this.durability = options.durability ?? 'disk'
-    this.compactAfter = options.compactAfter ?? 10_000
-    this.compactAfterBytes = options.compactAfterBytes ?? COMPACT_AFTER_BYTES
+    this.onError = options.onError ?? (() => {})
     this.pending = new PendingView(this.durable)
+    this.units = new Units(this.durable, this.pending)
     this.latest = this.pending
+    this.leadership = engine.leadership ?? SOLE_LEADER
   }
 
-  /** Opens (or creates) the data file. Throws DataFileError, naming the file, if it cannot be used. */
-  static async open(options: StoreOptions): Promise<{ store: Store; report: OpenReport }> {
-    const fs = options.fs ?? nodeFs
-    await fs.mkdir(dirOf(options.file), { recursive: true }).catch((error: Error) => {
-      throw new DataFileError(`cannot create the folder of data file ${options.file}: ${fsProblem(error)}`)
-    })
-    let file: string
-    try {
-      file = realDataPath(options.file)
-    } catch (error) {
-      throw new DataFileError(`cannot resolve data file ${options.file}: ${(error as Error).message}`)
+  /** Opens the store on `engine`: loads what it keeps (a new store gets the default merchant). */
+  static async open<E extends StoreEngine>(engine: E, options: StoreCoreOptions = {}): Promise<{ store: Store<E>; report: OpenReport }> {
+    const store = new Store(engine, options)
+    const seed = (): Change[] => {
+      if (store.durable.hasMerchantKey(DEFAULT_MERCHANT.key)) return []
+      const at = store.now().toISOString()
+      return [{ k: 'merchant', v: { ...DEFAULT_MERCHANT, enabled: true, createdAt: at, updatedAt: at } }]
     }
-    const lock = DataFileLock.acquire(file, (options.now?.() ?? new Date()).toISOString())
-    const store = new Store({ ...options, file, fs }, lock)
-    try {
-      const report = await store.load()
-      return { store, report }
-    } catch (error) {
-      lock.release()
-      throw error
-    }
+    const { seq, report } = await engine.open(store.host(), seed)
+    store.appliedSeq = seq
+    store.stopRemote = engine.onRemote?.(() => void store.sync().catch(() => {}))
+    return { store, report }
   }
 
-  private async load(): Promise<OpenReport> {
-    const removedTemps = await this.removeTemps()
-    const fresh = this.db.data
-    await this.db.read()
-    const snapshot = this.db.data
-    const created = snapshot === fresh
-    this.durable.apply({ k: 'replace', v: snapshot })
-    this.durable.telegram.load(snapshot)
-    this.durable.loadRecords(snapshot)
-    this.storeId = snapshot.store ?? newStoreId()
-    let seq = snapshot.seq
-    let covered = snapshot.seq
-    let replayed = 0
-    let tornBytes = 0
-    let journalsToFold = false
-    for (const path of [this.oldJournalPath, this.journalPath]) {
-      const read = await readJournal(this.fs, path, {
-        header: (header) => this.checkJournal(path, header, snapshot, created, covered),
-        record: (record) => {
-          if (record.s <= snapshot.seq) return
-          const { s, ...change } = record
-          this.durable.apply(change as Change)
-          seq = Math.max(seq, s)
-          replayed++
-        },
-      })
-      tornBytes += read.tornBytes
-      covered = Math.max(covered, read.lastSeq, read.header?.after ?? 0)
-      if (read.records > 0 || read.tornBytes > 0 || (path === this.oldJournalPath && read.header !== undefined)) journalsToFold = true
+  private host(): EngineHost {
+    const durable = this.durable
+    const store = this
+    return {
+      load: (image, seq, versions) => durable.loadImage(image, seq, versions),
+      replay: (change, seq) => durable.apply(change, seq),
+      fullImage: () => durable.fullImage(),
+      // An import carries no emulator records and no clock: the ones in use stay.
+      importedImage: (image) => ({ ...image, ...durable.telegram.image(), ...(durable.clock ? { clock: durable.clock } : {}) }),
+      get seq() {
+        return store.appliedSeq
+      },
+      get size() {
+        return durable.size
+      },
     }
-    if (created && !this.durable.hasMerchantKey(DEFAULT_MERCHANT.key)) {
-      const at = this.now().toISOString()
-      this.durable.apply({ k: 'merchant', v: { ...DEFAULT_MERCHANT, enabled: true, createdAt: at, updatedAt: at } })
-    }
-    this.seq = seq
-    this.durableSeq = seq
-    if (created || journalsToFold || snapshot.store === undefined) {
-      // Fold the journals into a fresh snapshot before accepting requests.
-      await this.writeSnapshot(this.durable.fullImage(), seq).catch((error: Error) => {
-        throw new DataFileError(`cannot write data file ${this.file}, so it was left as it was: ${fsProblem(error)}`)
-      })
-      try {
-        const handle = await this.fs.open(this.journalPath, 'w')
-        await handle.close()
-        await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
-      } catch (error) {
-        throw new DataFileError(`cannot empty journal ${this.journalPath} after saving it in ${this.file}: ${fsProblem(error)}`)
-      }
-    }
-    try {
-      this.journal = await JournalWriter.open(this.fs, this.journalPath, this.header(), this.durability)
-    } catch (error) {
-      throw new DataFileError(`cannot write journal ${this.journalPath}: ${fsProblem(error)}`)
-    }
-    return { created, replayed, tornBytes, removedTemps }
-  }
-
-  /** A journal must belong to this data file and continue it without a gap. */
-  private checkJournal(path: string, header: JournalHeader | undefined, snapshot: Snapshot, created: boolean, covered: number): void {
-    if (header === undefined) return // empty, or written before journals had headers
-    const refuse = (why: string) =>
-      new DataFileError(
-        `journal ${path} does not belong with data file ${this.file}: ${why}. Both were left untouched; acknowledged ` +
-          'changes may be in that journal. Put back the data file it belongs to, or move the journal away to start ' +
-          'without its changes, or start on another file with --data <file>.',
-      )
-    if (created) throw refuse('the data file is missing')
-    if (header.store !== snapshot.store) {
-      throw refuse(`it was written for data file id ${header.store}, and ${this.file} has id ${snapshot.store ?? '(none)'}`)
-    }
-    if (header.after > covered) {
-      throw refuse(
-        `it continues from change ${header.after}, but the data file only holds changes up to ${covered} ` +
-          '(the data file was replaced by an older copy)',
-      )
-    }
-  }
-
-  private header(): JournalHeader {
-    return { journal: JOURNAL_FORMAT, store: this.storeId, after: this.durableSeq }
-  }
-
-  /** Snapshot writes cut short by a crash leave `<data file>.tmp-<pid>`; the lock says none is under way. */
-  private async removeTemps(): Promise<number> {
-    const name = basename(this.file)
-    let removed = 0
-    const entries = await this.fs.readdir(dirOf(this.file)).catch(() => [] as string[])
-    for (const entry of entries) {
-      if (!isSnapshotTemp(entry, name)) continue
-      await this.fs
-        .unlink(join(dirOf(this.file), entry))
-        .then(() => removed++)
-        .catch(() => {})
-    }
-    return removed
   }
 
   // ── reads: the durable state ──────────────────────────────────────────
@@ -287,7 +167,7 @@ export class Store {
     return this.durable.clock
   }
 
-  /** A payment's verify journal as written (an entry shows only once it is on disk). */
+  /** A payment's verify journal as written (an entry shows only once it is durable). */
   verifiesOf(trackId: string): VerifyJournal | undefined {
     return this.durable.verifiesOf(trackId)
   }
@@ -307,37 +187,104 @@ export class Store {
     return this.durable.telegram
   }
 
+  // ── the change feed ───────────────────────────────────────────────────
+
+  /** Tells `listener` of every change applied from now on; the returned function stops it. */
+  onApplied(listener: AppliedListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  private tell(applied: readonly Applied[], origin: Origin): void {
+    if (applied.length === 0) return
+    for (const listener of this.listeners) {
+      try {
+        listener(applied, origin)
+      } catch (error) {
+        this.onError(error)
+      }
+    }
+  }
+
+  // ── catching up with other instances ──────────────────────────────────
+
+  /** Whether the engine may hold changes this replica has not applied (another instance's). */
+  get syncs(): boolean {
+    return this.engine.pull !== undefined
+  }
+
+  /**
+   * Resolves once the replica holds every change committed before the call, by any instance: a request handled
+   * after it sees whatever was acknowledged before it was sent. Free when nothing else writes (the file engine).
+   */
+  sync(): Promise<void> {
+    if (!this.engine.pull) return RESOLVED
+    if (this.closed) return Promise.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
+    // A pull already out may have started before the caller's changes were committed: it waits for the next one.
+    if (!this.syncWaiters) {
+      let resolve!: () => void
+      let reject!: (error: Error) => void
+      const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)))
+      this.syncWaiters = { promise, resolve, reject }
+      this.kick()
+    }
+    return this.syncWaiters.promise
+  }
+
+  /**
+   * Runs a read-modify-write; when its unit is refused because a record changed meanwhile (ConflictError), waits
+   * for the replica to catch up and runs it again, a bounded number of times. The task must read what it bases
+   * its changes on and commit them in one turn (no await between), so the versions the unit carries are the ones
+   * it read.
+   */
+  retrying<T>(task: () => Promise<T>): Promise<T> {
+    return task().catch((error: unknown) => this.retryAfter(error, task, 1))
+  }
+
+  private async retryAfter<T>(error: unknown, task: () => Promise<T>, attempt: number): Promise<T> {
+    for (;;) {
+      if (!(error instanceof ConflictError) || attempt >= CONFLICT_RETRIES) throw error
+      await this.sync()
+      attempt++
+      try {
+        return await task()
+      } catch (next) {
+        error = next
+      }
+    }
+  }
+
   // ── writes: each resolves once durable, and only then becomes visible ──
 
   putMerchant(merchant: Merchant): Promise<void> {
-    return this.commit({ k: 'merchant', v: merchant })
+    return this.commit([{ k: 'merchant', v: merchant }])
   }
 
   putPayment(payment: Payment): Promise<void> {
-    return this.commit({ k: 'payment', v: payment })
+    return this.commit([{ k: 'payment', v: payment }])
   }
 
   putDelivery(delivery: Delivery): Promise<void> {
-    return this.commit({ k: 'delivery', v: delivery })
+    return this.commit([{ k: 'delivery', v: delivery }])
   }
 
   putTelegram(change: TelegramChange): Promise<void> {
-    return this.commit({ k: 'tg', v: change })
+    return this.commit([{ k: 'tg', v: change }])
   }
 
   putClock(record: ClockRecord): Promise<void> {
-    return this.commit({ k: 'clock', v: record })
+    return this.commit([{ k: 'clock', v: record }])
   }
 
   /** A change to the API fault rules (added, counted, removed). */
   putFault(change: Exclude<FaultChange, { t: 'hit' }>): Promise<void> {
-    return this.commit({ k: 'fault', v: change })
+    return this.commit([{ k: 'fault', v: change }])
   }
 
   /**
-   * Records a verify call without holding its answer: the entry joins the next journal write (or, after a short
-   * wait with none, one of its own). It is an observation, not a change anyone was promised: a crash in the
-   * instant before it is written loses it, and a write that fails drops it. Readers see it once it is written.
+   * Records a verify call without holding its answer: the entry joins the next write (or, after a short wait
+   * with none, one of its own). It is an observation, not a change anyone was promised: a crash in the instant
+   * before it is written loses it, and a write that fails drops it. Readers see it once it is written.
    */
   observeVerify(entry: VerifyEntry): void {
     this.observe({ k: 'verify', v: entry })
@@ -349,7 +296,7 @@ export class Store {
   }
 
   private observe(change: Change): void {
-    if (this.closed || journalRecordProblem({ s: this.seq + 1, ...change }) !== undefined) return
+    if (this.closed || journalRecordProblem({ s: this.appliedSeq + 1, ...change }) !== undefined) return
     // Past the bound, the older half goes at once (cutting one at a time would copy the list on every call).
     if (this.observations.length >= OBSERVATIONS_MAX) this.observations.splice(0, OBSERVATIONS_MAX / 2)
     this.observations.push(change)
@@ -362,32 +309,38 @@ export class Store {
 
   /** Clears payments and deliveries, and the emulator's chats, updates and files; merchants and bots stay. */
   reset(): Promise<void> {
-    return this.commit({ k: 'reset' })
+    return this.commit([{ k: 'reset' }])
   }
 
-  /** Replaces the whole state (import), written as a snapshot. */
+  /** Replaces the whole state (import); the file engine writes it as a snapshot. */
   replace(image: StateImage): Promise<void> {
-    return this.commit({ k: 'replace', v: image })
+    return this.commit([{ k: 'replace', v: image }])
   }
 
-  private commit(change: Change): Promise<void> {
+  /**
+   * Writes `changes` as one unit: durable together, or not at all. Resolves once durable (and visible to readers);
+   * rejects with the store's error when the write failed, or ConflictError when a record it was based on changed
+   * meanwhile. Its expectations are the versions `latest` holds now of the records it writes.
+   */
+  commit(changes: readonly Change[]): Promise<void> {
     if (this.closed) return Promise.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
-    // What the next start would refuse is never written: the change fails instead (an import is checked whole before).
-    if (change.k !== 'replace') {
-      const problem = journalRecordProblem({ s: this.seq + 1, ...change })
+    const replaces = changes.some((c) => c.k === 'replace')
+    if (replaces && changes.length > 1) return Promise.reject(new Error('an import is a unit of its own'))
+    for (const change of changes) {
+      // What the next start would refuse is never written: the change fails instead (an import is checked whole before).
+      if (change.k === 'replace') continue
+      const problem = journalRecordProblem({ s: this.appliedSeq + 1, ...change })
       if (problem !== undefined) return Promise.reject(new Error(`refused to save a record the sandbox could not read back: ${problem}`))
     }
-    const seq = ++this.seq
-    this.pending.noted(seq, change)
     // What was observed of the records a reset or import removes is of no use any more.
-    if (change.k === 'reset' || change.k === 'replace') this.observations.length = 0
+    if (changes[0]?.k === 'reset' || replaces) this.observations.length = 0
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ seq, change, resolve, reject })
+      this.queue.push(this.units.make(changes, resolve, reject))
       this.kick()
     })
   }
 
-  /** Starts writing in the next turn of the event loop (all changes of this turn share one write). */
+  /** Starts writing in the next turn of the event loop (all units of this turn share one write). */
   private kick(): void {
     if (this.scheduled) return
     this.scheduled = true
@@ -395,49 +348,32 @@ export class Store {
       this.scheduled = false
       this.writing ??= this.drain().finally(() => {
         this.writing = undefined
-        if (this.observations.length > 0 && this.observationsDue) this.kick()
+        if ((this.observations.length > 0 && this.observationsDue) || this.syncWaiters) this.kick()
       })
     })
   }
 
   /**
-   * Writes queued changes, one append per batch (an import on its own, as a snapshot), until none are left.
-   * Observations ride along with each batch; on their own they are written only once they have waited.
+   * Pulls remote changes for those waiting on sync(), and writes queued units, one write per batch (an import on
+   * its own), until none are left. Observations ride along with each batch; on their own they are written only
+   * once they have waited.
    */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0 || (this.observationsDue && this.observations.length > 0)) {
-      const replaceAt = this.queue.findIndex((p) => p.change.k === 'replace')
+    while (this.syncWaiters || this.queue.length > 0 || (this.observationsDue && this.observations.length > 0)) {
+      if (this.syncWaiters) {
+        await this.pullFor(this.syncWaiters)
+        continue
+      }
+      const replaceAt = this.queue.findIndex((u) => u.changes[0]?.k === 'replace')
       const batch = replaceAt === 0 ? this.queue.splice(0, 1) : replaceAt > 0 ? this.queue.splice(0, replaceAt) : this.queue.splice(0)
-      let observed = 0
       if (replaceAt === -1 && this.observations.length > 0) {
         this.observationsDue = false
         clearTimeout(this.observationTimer)
         this.observationTimer = undefined
-        // Numbered as they are written, so the journal stays in order.
-        const taken = this.observations.splice(0)
-        for (const change of taken) batch.push({ seq: ++this.seq, change, resolve: noop, reject: noop })
-        observed = taken.length
+        batch.push(this.units.observations(this.observations.splice(0)))
       }
       if (batch.length === 0) break
-      const first = batch[0]!
-      try {
-        if (first.change.k === 'replace') await this.writeImport(first.seq, first.change.v)
-        else await this.journal.append(batch.map(journalLine).join(''))
-      } catch (error) {
-        // Observations alone promised nothing and nothing was made on top of them: they are dropped, and the
-        // changes queued meanwhile are written next. A failed change fails what was made on top of it.
-        if (observed < batch.length) this.failAll(batch, error as Error, first.change.k === 'replace' ? this.file : this.journalPath)
-        continue
-      }
-      for (const p of batch) {
-        this.durable.apply(p.change)
-        this.durableSeq = p.seq
-        this.pending.settled(p.seq, p.change)
-      }
-      // Observations are small and cheap to replay: they bring compaction nearer only through the journal's size.
-      if (first.change.k !== 'replace') this.journalRecords += batch.length - observed
-      for (const p of batch) p.resolve()
-      if (this.shouldCompact()) await this.compact()
+      await this.write(batch)
     }
     if (this.observations.length > 0 && this.observationTimer === undefined && !this.observationsDue) {
       this.observationTimer = setTimeout(() => {
@@ -448,152 +384,154 @@ export class Store {
     }
   }
 
-  /**
-   * A failed write fails every pending change, queued ones included: they were made on top of what failed.
-   * Nothing of it was shown; the next change tries the disk again.
-   */
-  private failAll(batch: Pending[], error: Error, file: string): void {
-    const rest = this.queue.splice(0)
-    this.pending.clear()
-    const failure = new SandboxError('storageUnavailable', `could not save to ${file} (${error.message}); nothing was stored`)
-    for (const p of [...batch, ...rest]) p.reject(failure)
-  }
-
-  /** An import becomes a snapshot of its own; journal records before it are older and skipped on replay. */
-  private async writeImport(seq: number, image: StateImage): Promise<void> {
-    while (this.compaction) await this.compaction
-    // An import carries no emulator records and no clock: the ones in use stay.
-    const clock = this.durable.clock
-    await this.writeSnapshot({ ...image, ...this.durable.telegram.image(), ...(clock ? { clock } : {}) }, seq)
-    this.oldJournal = false
-    await this.fs.unlink(this.oldJournalPath).catch(() => {})
-  }
-
-  private shouldCompact(): boolean {
-    if (this.compaction || this.closed || Date.now() < this.snapshotRetryAt) return false
-    if (this.journal.bytes >= this.compactAfterBytes) return true
-    return this.journalRecords >= Math.max(this.compactAfter, this.durable.size / 2)
-  }
-
-  /**
-   * Moves the journal aside (between two writes) and writes a snapshot of the durable state in the background;
-   * new changes go on meanwhile. A rotation that fails is tried again after the next write; a snapshot that
-   * fails is tried again after a pause, and until then the old journal stays for replay.
-   */
-  private async compact(): Promise<void> {
-    if (!this.oldJournal) {
-      try {
-        await this.journal.rotate(this.oldJournalPath, this.header())
-      } catch {
-        return
-      }
-      this.oldJournal = true
-      this.journalRecords = 0
+  private async write(batch: Unit[]): Promise<void> {
+    const writes = this.units.toWrite(batch)
+    let outcome
+    try {
+      outcome = await this.engine.write(writes, this.appliedSeq)
+    } catch (error) {
+      // Observations alone promised nothing and nothing was made on top of them: they are dropped, and the units
+      // queued meanwhile are written next. A failed unit fails what was made on top of it.
+      if (batch.some((unit) => unit.ticket > 0)) this.failAll(batch, error)
+      return
     }
-    const image = this.durable.fullImage()
-    const seq = this.durableSeq
-    this.compaction = this.writeSnapshot(image, seq)
-      .then(async () => {
-        await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
-        await syncDir(this.fs, dirOf(this.file))
-        this.oldJournal = false
-        this.snapshotRetryMs = SNAPSHOT_RETRY_MS.first
-      })
-      .catch(() => {
-        this.snapshotRetryAt = Date.now() + this.snapshotRetryMs
-        this.snapshotRetryMs = Math.min(this.snapshotRetryMs * 2, SNAPSHOT_RETRY_MS.max)
-      })
-      .finally(() => {
-        this.compaction = undefined
-      })
+    if (outcome.remote) this.tell(this.applyRemote(outcome.remote), 'remote')
+    const applied: Applied[] = []
+    const written: Unit[] = []
+    const conflicts: Array<[Unit, string]> = []
+    for (const [i, unit] of batch.entries()) {
+      const result = outcome.results[i]
+      if (!result?.ok) {
+        conflicts.push([unit, result?.conflict ?? 'no answer for it'])
+        continue
+      }
+      written.push(unit)
+      let seq = result.seq
+      for (const change of unit.changes) {
+        applied.push({ seq, change, before: this.durable.recordBefore(change) })
+        this.durable.apply(change, seq)
+        this.appliedSeq = seq++
+      }
+      this.units.written(unit)
+    }
+    for (const [unit, why] of conflicts) this.refuse(unit, new ConflictError(why))
+    this.tell(applied, 'local')
+    for (const unit of written) unit.resolve()
+    if (this.engine.applied) await this.engine.applied()
   }
 
-  private async writeSnapshot(image: StateImage & Partial<TelegramImage> & SandboxRecords, seq: number): Promise<void> {
-    this.db.data = { format: SNAPSHOT_FORMAT, seq, store: this.storeId, ...image }
-    await this.db.write()
+  /** Changes another instance committed, applied in seq order; those the replica holds already are skipped. */
+  private applyRemote(units: readonly RemoteUnit[]): Applied[] {
+    const applied: Applied[] = []
+    for (const unit of units) {
+      let seq = unit.seq
+      for (const change of unit.changes) {
+        if (seq > this.appliedSeq) {
+          applied.push({ seq, change, before: this.durable.recordBefore(change) })
+          this.durable.apply(change, seq)
+          this.appliedSeq = seq
+        }
+        seq++
+      }
+    }
+    return applied
   }
 
-  /** Writes the observations made so far now, and waits until they are on disk (or failed). */
+  private async pullFor(waiters: NonNullable<Store['syncWaiters']>): Promise<void> {
+    this.syncWaiters = undefined
+    try {
+      const units = await this.engine.pull!(this.appliedSeq)
+      this.tell(this.applyRemote(units), 'remote')
+      waiters.resolve()
+    } catch (error) {
+      waiters.reject(error instanceof SandboxError ? error : new SandboxError('storageUnavailable', `cannot reach ${this.engine.location} (${messageOf(error)})`))
+    }
+  }
+
+  /** A unit not written, and every queued unit made on top of it. */
+  private refuse(unit: Unit, error: ConflictError): void {
+    const refused = [unit, ...this.units.refused(unit)]
+    this.queue = this.queue.filter((u) => !refused.includes(u))
+    for (const u of refused) u.reject(error)
+  }
+
+  /**
+   * A failed write fails every unit not yet durable, queued ones included: they were made on top of what failed.
+   * Nothing of it was shown; the next write tries the engine again.
+   */
+  private failAll(batch: Unit[], error: unknown): void {
+    const rest = this.queue.splice(0)
+    this.units.clear()
+    const failure =
+      error instanceof SandboxError ? error : new SandboxError('storageUnavailable', `could not save to ${this.engine.location} (${messageOf(error)}); nothing was stored`)
+    for (const unit of [...batch, ...rest]) {
+      unit.state = 'done'
+      unit.reject(failure)
+    }
+  }
+
+  // ── shutting down ─────────────────────────────────────────────────────
+
+  /** Writes the observations made so far now, and waits until they are durable (or failed). */
   async flushObservations(): Promise<void> {
     if (this.observations.length > 0) {
       this.observationsDue = true
       this.kick()
     }
-    while (this.writing || this.scheduled) await (this.writing ?? new Promise((r) => setImmediate(r)))
+    while (this.writing || this.scheduled) await (this.writing ?? nextTurn())
   }
 
-  /** Waits for pending writes and compaction: afterwards every change made so far is settled. */
+  /** Waits for pending writes and the engine's background work: afterwards every change made so far is settled. */
   async flush(): Promise<void> {
     if (this.observations.length > 0) {
       this.observationsDue = true
       this.kick()
     }
-    while (this.writing || this.scheduled || this.queue.length > 0 || this.compaction) {
-      await (this.writing ?? this.compaction ?? new Promise((r) => setImmediate(r)))
+    for (;;) {
+      while (this.writing || this.scheduled || this.queue.length > 0) await (this.writing ?? nextTurn())
+      await this.engine.flush()
+      if (!this.writing && !this.scheduled && this.queue.length === 0) return
     }
   }
 
-  /** Flushes, writes the full state to the data file, empties the journal and releases the lock. */
+  /** Flushes, lets the engine make the stored data whole for the next start (the data file written), and lets go. */
   async close(): Promise<void> {
     if (this.closed) return
     await this.flush()
-    this.closed = true
-    clearTimeout(this.observationTimer)
-    try {
-      await this.writeSnapshot(this.durable.fullImage(), this.durableSeq).catch(async (error: unknown) => {
-        // Not saved: the journal keeps every change for the next start, and its descriptor is let go all the same.
-        await this.journal.close().catch(() => {})
-        throw error
-      })
-      await this.journal.close()
-      const handle = await this.fs.open(this.journalPath, 'w')
-      await handle.close()
-      await this.fs.unlink(this.oldJournalPath).catch(ignoreMissing)
-    } finally {
-      this.lock.release()
-    }
+    this.stop()
+    await this.engine.close()
   }
 
   /**
-   * Lets go of the data file without writing it: for a start that failed once the file was open. Every change
-   * acknowledged so far is on disk already; the lock is released, so the next start is not told the file is in use.
+   * Lets go of the stored data without writing it: for a start that failed once it was open. Every change
+   * acknowledged so far is durable already; the data file's lock is released, so the next start is not told the
+   * file is in use.
    */
   async release(): Promise<void> {
     if (this.closed) return
     await this.flush().catch(() => {})
+    this.stop()
+    await this.engine.release().catch(() => {})
+  }
+
+  private stop(): void {
     this.closed = true
     clearTimeout(this.observationTimer)
-    try {
-      await this.journal.close()
-    } catch {
-      // closing a handle we only give up
-    } finally {
-      this.lock.release()
-    }
+    this.stopRemote?.()
+    this.syncWaiters?.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
+    this.syncWaiters = undefined
   }
 
-  /** Lets the lock record the URL, so a second start on this file can name it. */
-  setUrl(url: string): void {
-    this.lock.setUrl(url)
-  }
-
-  get journalBytes(): number {
-    return this.journal.bytes
-  }
-
-  /** Journal writes (each one append and one fdatasync) since open. */
-  get journalWrites(): number {
-    return this.journal.writes
+  /** The sandbox's URL, once it listens (the data file's lock records it, so a second start can name it). */
+  announce(url: string): void {
+    this.engine.announce?.(url)
   }
 }
 
-function noop(): void {}
-
-function journalLine(p: Pending): string {
-  return `${JSON.stringify({ s: p.seq, ...p.change })}\n`
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }
 
-function ignoreMissing(error: unknown): void {
-  if (!isMissing(error)) throw error
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
-

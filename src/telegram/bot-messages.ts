@@ -8,7 +8,10 @@ import { isInline, type MarkupRules, parseMarkup } from './markup.js'
 import { toMessage } from './messages.js'
 import type { Params } from './params.js'
 
-/** Messages from the bot: sent, edited and deleted, each stored before it is answered and shown in the chat. */
+/**
+ * Messages from the bot: sent, edited and deleted, each stored before it is answered; the chat shows it once
+ * durable (the store's change feed, see TelegramService).
+ */
 
 const CHAT_ACTIONS = new Set([
   'typing', 'upload_photo', 'record_video', 'upload_video', 'record_voice', 'upload_voice', 'upload_document',
@@ -88,7 +91,6 @@ export class BotMessages {
         )
       }
       await this.core.store.putTelegram({ t: 'message', v: next })
-      this.core.emit(bot.id, chat.chatId, { type: 'edit', messageId })
       return toMessage(bot, chat, next)
     })
   }
@@ -102,7 +104,6 @@ export class BotMessages {
       const message = this.core.store.telegram.getMessage(bot.id, chat.chatId, messageId)
       if (!message || message.deleted) throw badRequest('message to delete not found')
       await this.core.store.putTelegram({ t: 'message', v: { botId: bot.id, chatId: chat.chatId, messageId, from: message.from, date: message.date, deleted: true } })
-      this.core.emit(bot.id, chat.chatId, { type: 'delete', messageId })
       return true
     })
   }
@@ -126,7 +127,6 @@ export class BotMessages {
         ...content,
       }
       await this.core.store.putTelegram({ t: 'message', v: record })
-      this.core.emit(bot.id, chat.chatId, { type: 'message', messageId: record.messageId })
       return toMessage(bot, this.core.store.telegram.getChat(bot.id, chat.chatId) ?? chat, record)
     })
   }

@@ -35,14 +35,20 @@ export class EmulatorCore {
     this.now = now
   }
 
-  /** Runs a read-modify-write of one bot's record, one at a time. */
+  /**
+   * Runs a read-modify-write of one bot's record, one at a time; again on what another instance left, when it
+   * changed the record meanwhile.
+   */
   underBot<T>(botId: number, task: () => Promise<T>): Promise<T> {
-    return this.locks.run(`bot:${botId}`, task)
+    return this.locks.run(`bot:${botId}`, () => this.store.retrying(task))
   }
 
-  /** Runs a change to one chat (its messages and ids), one at a time. */
+  /**
+   * Runs a change to one chat (its messages and ids), one at a time; again with fresh ids, when another instance
+   * took the ones it chose meanwhile.
+   */
   underChat<T>(botId: number, chatId: number, task: () => Promise<T>): Promise<T> {
-    return this.locks.run(`chat:${chatKey(botId, chatId)}`, task)
+    return this.locks.run(`chat:${chatKey(botId, chatId)}`, () => this.store.retrying(task))
   }
 
   /** Read-modify-write of a bot record, one at a time, from the durable record. */
@@ -70,7 +76,7 @@ export class EmulatorCore {
     return id
   }
 
-  /** Listens to a chat's durable changes; returns the function that stops listening. */
+  /** Listens to a chat's durable changes (through any instance) and its actions; returns the function that stops listening. */
   subscribe(botId: number, chatId: number, listener: (event: ChatEvent) => void): () => void {
     const key = chatKey(botId, chatId)
     let set = this.listeners.get(key)

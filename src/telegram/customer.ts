@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Update } from '@grammyjs/types'
 import { SandboxError } from '../domain/outcomes.js'
 import type { BotRecord, ChatRecord, Markup, MessageRecord } from '../domain/telegram-records.js'
+import type { Change } from '../store/store.js'
 import type { EmulatorCore } from './core.js'
 import { formatText } from './entities.js'
 import { badRequest } from './errors.js'
@@ -46,11 +47,11 @@ export class Customer {
     if (text.length > 4096) throw new SandboxError('invalidField', `text is ${text.length} characters; Telegram allows 4096`)
     const { bot } = input
     return this.core.underChat(bot.id, chatId, async () => {
-      const writes: Array<Promise<void>> = []
+      const unit: Change[] = []
       let chat = this.core.store.telegram.getChat(bot.id, chatId)
       if (!chat) {
         chat = { botId: bot.id, chatId, user: simulatedUser(chatId, input.firstName ? { firstName: input.firstName } : {}), createdAt: this.core.stamp(), lastMessageId: 0 }
-        writes.push(this.core.store.putTelegram({ t: 'chat', v: chat }))
+        unit.push({ k: 'tg', v: { t: 'chat', v: chat } })
       }
       const formatted = formatText(text)
       const record: MessageRecord = {
@@ -62,12 +63,11 @@ export class Customer {
         text: formatted.text,
         ...(formatted.entities.length ? { entities: formatted.entities } : {}),
       }
-      writes.push(this.core.store.putTelegram({ t: 'message', v: record }))
+      unit.push({ k: 'tg', v: { t: 'message', v: record } })
       const update = this.updates.enqueue(bot, { message: toMessage(bot, chat, record) } as Omit<Update, 'update_id'>)
-      if (update) writes.push(update)
-      await Promise.all(writes)
-      this.core.emit(bot.id, chatId, { type: 'message', messageId: record.messageId })
-      this.updates.wake(bot.id)
+      if (update) unit.push(update)
+      // The chat page hears of the message, and the bot of its update, from the store's change feed.
+      await this.core.store.commit(unit)
       return record
     })
   }
@@ -121,17 +121,18 @@ export class Customer {
     const query: CallbackQuery = { botId: bot.id, chatId: chat.chatId, messageId: message.messageId, at: this.core.now().getTime(), waiters: [] }
     this.callbacks.set(id, query)
     this.forgetOldCallbacks()
-    const update = this.updates.enqueue(bot, {
-      callback_query: {
-        id,
-        from: chat.user,
-        message: toMessage(bot, chat, message),
-        chat_instance: String(BigInt(bot.id) * 1000003n + BigInt(chat.chatId)),
-        data,
-      },
-    } as Omit<Update, 'update_id'>)
-    if (update) await update
-    this.updates.wake(bot.id)
+    await this.core.store.retrying(async () => {
+      const update = this.updates.enqueue(bot, {
+        callback_query: {
+          id,
+          from: chat.user,
+          message: toMessage(bot, chat, message),
+          chat_instance: String(BigInt(bot.id) * 1000003n + BigInt(chat.chatId)),
+          data,
+        },
+      } as Omit<Update, 'update_id'>)
+      if (update) await this.core.store.commit([update])
+    })
     if (waitMs > 0 && !query.answered) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(waitMs, 10_000))

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { BotRecord, FileRecord } from '../domain/telegram-records.js'
+import type { Change } from '../store/store.js'
 import type { EmulatorCore } from './core.js'
 import { BotApiError, badRequest } from './errors.js'
 import { sniffImage } from './images.js'
@@ -52,7 +53,7 @@ export class Files {
     return this.storeFile(bot, data)
   }
 
-  private async storeFile(bot: BotRecord, data: Buffer): Promise<FileRecord> {
+  private storeFile(bot: BotRecord, data: Buffer): Promise<FileRecord> {
     if (data.length > MAX_PHOTO_BYTES) throw new BotApiError(413, 'Request Entity Too Large')
     const image = sniffImage(data)
     if (!image) throw badRequest('IMAGE_PROCESS_FAILED')
@@ -68,16 +69,18 @@ export class Files {
       createdAt: this.core.stamp(),
     }
     // Within the bound on kept bytes: the oldest files go first (their messages then show no picture).
-    const writes: Array<Promise<void>> = []
-    let total = this.core.store.telegram.fileBytes() + data.length
-    for (const old of this.core.store.telegram.listFiles()) {
-      if (total <= MAX_STORED_FILE_BYTES) break
-      writes.push(this.core.store.putTelegram({ t: 'unfile', fileId: old.fileId }))
-      total -= old.size
-    }
-    writes.push(this.core.store.putTelegram({ t: 'file', v: file }))
-    await Promise.all(writes)
-    return file
+    return this.core.store.retrying(async () => {
+      const unit: Change[] = []
+      let total = this.core.store.telegram.fileBytes() + data.length
+      for (const old of this.core.store.telegram.listFiles()) {
+        if (total <= MAX_STORED_FILE_BYTES) break
+        unit.push({ k: 'tg', v: { t: 'unfile', fileId: old.fileId } })
+        total -= old.size
+      }
+      unit.push({ k: 'tg', v: { t: 'file', v: file } })
+      await this.core.store.commit(unit)
+      return file
+    })
   }
 
   /** The bot's getFile: where the file can be downloaded. */

@@ -1,5 +1,5 @@
 import type { BotRecord, ChatRecord, FileRecord, Markup, MessageRecord } from '../domain/telegram-records.js'
-import type { Store } from '../store/store.js'
+import type { Applied, Store } from '../store/store.js'
 import { BotMessages } from './bot-messages.js'
 import { Bots } from './bots.js'
 import { type ChatEvent, Described, EmulatorCore } from './core.js'
@@ -60,6 +60,7 @@ export class TelegramService {
     this.updates = updates
     this.files = files
     this.customer = customer
+    store.onApplied((applied) => this.applied(applied))
     this.handlers = {
       getme: async (bot) => botUser(bot),
       logout: async () => true,
@@ -81,6 +82,25 @@ export class TelegramService {
       deletemycommands: (bot) => core.saveBot(bot.id, (b) => ({ ...b, commands: [] })).then(() => true),
       getchat: async (bot, p) => privateChat(core.requireChat(bot, p)),
       getfile: async (bot, p) => files.getFile(bot, p),
+    }
+  }
+
+  /**
+   * The store's change feed, whichever instance made the change: a chat's messages reach its page and followers, a
+   * new update the bot's long poll or webhook, a webhook's change its sender.
+   */
+  private applied(applied: readonly Applied[]): void {
+    for (const { change, before } of applied) {
+      if (change.k !== 'tg') continue
+      const c = change.v
+      if (c.t === 'message') {
+        const m = c.v
+        this.core.emit(m.botId, m.chatId, { type: before === undefined ? 'message' : m.deleted ? 'delete' : 'edit', messageId: m.messageId })
+      } else if (c.t === 'update') {
+        this.updates.wake(c.v.botId)
+      } else if (c.t === 'bot') {
+        this.updates.webhookChanged(c.v.id, before as BotRecord | undefined, c.v)
+      }
     }
   }
 
@@ -166,9 +186,14 @@ export class TelegramService {
     return this.core.subscribe(botId, chatId, listener)
   }
 
-  /** Resumes webhook delivery of updates saved before a restart. */
+  /** This instance leads: webhook delivery of the updates saved (before a restart, or by another instance) resumes. */
   resume(): void {
     this.updates.resume()
+  }
+
+  /** Another instance leads now: it sends to webhooks. */
+  standDown(): void {
+    this.updates.standDown()
   }
 
   /** Ends long polls (with no updates) and webhook senders, so the server can close. */

@@ -1,5 +1,6 @@
 import type { Update } from '@grammyjs/types'
 import type { BotRecord } from '../domain/telegram-records.js'
+import type { Change } from '../store/store.js'
 import { Described, type EmulatorCore } from './core.js'
 import {
   type BotApiError,
@@ -13,7 +14,10 @@ import { allows, readAllowedUpdates, updateType } from './messages.js'
 import type { Params } from './params.js'
 import { postUpdate } from './webhook.js'
 
-/** The bots' updates: queued durably, then handed over by long polling or sent to the bot's webhook. */
+/**
+ * The bots' updates: queued durably, then handed over by long polling (by the instance the bot polls) or sent to
+ * the bot's webhook (by the instance that leads). Both hear of a new update from the store's change feed.
+ */
 
 interface Poll {
   offset: number
@@ -46,6 +50,8 @@ export class Updates {
   private readonly updateIds = new Map<number, number>()
   private readonly retryMs: number[]
   private readonly webhookTimeoutMs: number
+  /** Sending to webhooks: this instance leads. */
+  private leading = false
   private closed = false
 
   /** `reply` runs a method call found in a webhook's answer. */
@@ -58,12 +64,12 @@ export class Updates {
     this.webhookTimeoutMs = times.timeoutMs
   }
 
-  /** Writes an update for the bot, unless it asked not to get this type; resolves once durable. */
-  enqueue(bot: BotRecord, body: Omit<Update, 'update_id'>): Promise<void> | undefined {
+  /** The change that queues an update for the bot (with the next update_id), unless it asked not to get this type. */
+  enqueue(bot: BotRecord, body: Omit<Update, 'update_id'>): Change | undefined {
     if (!allows(bot.allowedUpdates, updateType(body as Update))) return undefined
     const id = Math.max(this.updateIds.get(bot.id) ?? 0, this.core.store.telegram.getBot(bot.id)?.lastUpdateId ?? 0) + 1
     this.updateIds.set(bot.id, id)
-    return this.core.store.putTelegram({ t: 'update', v: { botId: bot.id, update: { update_id: id, ...body } as Update } })
+    return { k: 'tg', v: { t: 'update', v: { botId: bot.id, update: { update_id: id, ...body } as Update } } }
   }
 
   /** Tells the bot a durable update is waiting: answers its long poll or wakes its webhook sender. */
@@ -157,32 +163,43 @@ export class Updates {
       bot.webhook?.url === url && (bot.webhook.secretToken ?? '') === secretToken && bot.webhook.maxConnections === maxConnections
     if (same && !drop && allowed === undefined) return new Described(true, 'Webhook is already set')
     this.polls.get(bot.id)?.fail(conflict(CONFLICT_SET_WEBHOOK))
-    const changes: Array<Promise<void>> = []
-    if (drop) changes.push(this.core.store.putTelegram({ t: 'drop', botId: bot.id }))
-    changes.push(
-      this.core.saveBot(bot.id, (b) => ({
-        ...b,
-        webhook: { url, maxConnections, setAt: this.core.stamp(), ...(secretToken ? { secretToken } : {}) },
-        ...(allowed !== undefined ? { allowedUpdates: allowed } : {}),
-      })),
-    )
-    await Promise.all(changes)
-    this.hook(bot.id).generation++
-    this.kickWebhook(bot.id)
+    // The sender starts (again) once the bot's record is durable: see webhookChanged.
+    await this.saveWithDrop(bot.id, drop, (b) => ({
+      ...b,
+      webhook: { url, maxConnections, setAt: this.core.stamp(), ...(secretToken ? { secretToken } : {}) },
+      ...(allowed !== undefined ? { allowedUpdates: allowed } : {}),
+    }))
     return new Described(true, same ? 'Webhook is already set' : 'Webhook was set')
   }
 
   async deleteWebhook(bot: BotRecord, p: Params): Promise<Described> {
     const drop = p.bool('drop_pending_updates')
     if (!bot.webhook && !drop) return new Described(true, 'Webhook is already deleted')
-    const changes: Array<Promise<void>> = []
-    if (drop) changes.push(this.core.store.putTelegram({ t: 'drop', botId: bot.id }))
-    if (bot.webhook) changes.push(this.core.saveBot(bot.id, ({ webhook: _gone, ...b }) => b))
-    await Promise.all(changes)
-    const hook = this.hook(bot.id)
-    hook.generation++
-    hook.wakeUp?.()
+    await this.saveWithDrop(bot.id, drop, bot.webhook ? ({ webhook: _gone, ...b }) => b : undefined)
     return new Described(true, bot.webhook ? 'Webhook was deleted' : 'Webhook is already deleted')
+  }
+
+  /** One unit: the bot's pending updates dropped (when asked), and its record changed (when `change` is given). */
+  private saveWithDrop(botId: number, drop: boolean, change: ((bot: BotRecord) => BotRecord) | undefined): Promise<void> {
+    return this.core.underBot(botId, async () => {
+      const unit: Change[] = []
+      if (drop) unit.push({ k: 'tg', v: { t: 'drop', botId } })
+      const bot = this.core.store.telegram.getBot(botId)
+      if (bot && change) unit.push({ k: 'tg', v: { t: 'bot', v: change(bot) } })
+      if (unit.length > 0) await this.core.store.commit(unit)
+    })
+  }
+
+  /**
+   * The store's change feed: a bot's webhook was set, changed or deleted (through any instance). An answer from
+   * the old one no longer counts; the sender starts on the new one, or stops.
+   */
+  webhookChanged(botId: number, before: BotRecord | undefined, after: BotRecord): void {
+    if (JSON.stringify(before?.webhook) === JSON.stringify(after.webhook)) return
+    const hook = this.hook(botId)
+    hook.generation++
+    if (after.webhook) this.kickWebhook(botId)
+    else hook.wakeUp?.()
   }
 
   webhookInfo(bot: BotRecord): Record<string, unknown> {
@@ -214,6 +231,7 @@ export class Updates {
    * webhook answers 2xx and retried on a growing pause otherwise, as long as the webhook stays set.
    */
   private kickWebhook(botId: number): void {
+    if (!this.leading) return
     const hook = this.hook(botId)
     if (hook.running || this.closed) {
       hook.wakeUp?.()
@@ -223,7 +241,7 @@ export class Updates {
     void (async () => {
       let failures = 0
       try {
-        while (!this.closed) {
+        while (!this.closed && this.leading) {
           const bot = this.core.store.telegram.getBot(botId)
           const next = bot?.webhook ? this.core.store.telegram.pendingUpdates(botId)[0] : undefined
           if (!bot?.webhook || !next) return
@@ -260,9 +278,16 @@ export class Updates {
     })
   }
 
-  /** Resumes webhook delivery of updates saved before a restart. */
+  /** This instance leads: sends the pending updates of every bot with a webhook, and each new one from now on. */
   resume(): void {
+    this.leading = true
     for (const bot of this.core.store.telegram.listBots()) if (bot.webhook) this.kickWebhook(bot.id)
+  }
+
+  /** Another instance leads now: webhook senders stop (an update being sent is sent again by the leader). */
+  standDown(): void {
+    this.leading = false
+    for (const hook of this.hooks.values()) hook.wakeUp?.()
   }
 
   /** Ends long polls (with no updates) and webhook senders, so the server can close. */

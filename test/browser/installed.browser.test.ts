@@ -16,7 +16,8 @@ interface Lockfile {
 }
 
 /**
- * Packs this package (as built) and installs the tarball into a fresh project, as a user would. Offline: the
+ * Packs this package (as built) and installs the tarball into a fresh project, as a user would (the install steps
+ * of docs/ci.md: npm pack, then npm install of the tarball). Offline: the
  * project's lockfile pins the dependencies at this package's own locked versions, which `npm ci` put in npm's
  * cache. Should the cache not have them, npm resolves them itself (as `npm install <tgz>` does for a user).
  */

@@ -6,14 +6,14 @@ import { browserSuite } from './chromium.js'
 
 const suite = browserSuite({ args: ['--callback-retries', '0'] })
 
-/** The selectors the README promises browser tests, from its "Testing against the checkout page" table. */
+/** The selectors docs/test-suite.md promises browser tests, from its "Testing against the checkout page" table. */
 async function documentedSelectors(): Promise<string[]> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-  const section = readme.split('### Testing against the checkout page\n')[1]?.split('\n#')[0] ?? ''
+  const guide = await readFile(join(ROOT, 'docs', 'test-suite.md'), 'utf8')
+  const section = guide.split('## Testing against the checkout page\n')[1]?.split('\n#')[0] ?? ''
   return [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]!)
 }
 
-test('every selector the README documents for browser tests is on the checkout page, and a test written with them works', async () => {
+test('every selector the guide documents for browser tests is on the checkout page, and a test written with them works', async () => {
   const selectors = await documentedSelectors()
   expect(selectors).toEqual(expect.arrayContaining(['#checkout', 'button[data-outcome="paid"]', 'button[data-outcome="failed"]', '#other-amount']))
   const sb = suite.sandbox

@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { GUIDES, guideFile } from '../../src/guides.js'
+import { ROOT } from '../helpers.js'
 import { browserSuite } from './chromium.js'
 
 const suite = browserSuite()
@@ -41,6 +45,32 @@ describe('the root and the icon', () => {
     }
     // The pages name /favicon.ico as their icon: were it missing, each would log a failed load.
     expect(problems).toEqual([])
+  })
+})
+
+describe('the guides', () => {
+  test('the home page links each guide by its title; /guides/<name> is its Markdown; another name is a 404 naming them', async () => {
+    const sb = suite.sandbox
+    const page = await suite.page()
+    await page.goto(sb.url)
+    const links = await page.locator('#guides a').evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href')]))
+    expect(links).toEqual(GUIDES.map((g) => [g.title, `/guides/${g.name}`]))
+
+    await page.click(`#guides a:text-is("${GUIDES[0].title}")`)
+    expect(page.url()).toBe(`${sb.url}/guides/${GUIDES[0].name}`)
+    expect(await page.textContent('body')).toBe(await readFile(join(ROOT, guideFile(GUIDES[0].name)), 'utf8'))
+
+    for (const g of GUIDES) {
+      const answer = await sb.client.raw({ method: 'GET', path: `/guides/${g.name}` })
+      expect(answer.status, g.name).toBe(200)
+      expect(answer.headers['content-type']).toBe('text/plain; charset=utf-8')
+      expect(answer.text.split('\n')[0]).toBe(`# ${g.title}`)
+    }
+    for (const name of ['nope', '..%2Fpackage.json', 'reference%2Fcommands']) {
+      const answer = await sb.client.raw({ method: 'GET', path: `/guides/${name}` })
+      expect(answer.status, name).toBe(404)
+      expect(answer.json).toMatchObject({ error: 'not_found', message: expect.stringContaining(`the guides are ${GUIDES.map((g) => g.name).join(', ')}`) })
+    }
   })
 })
 

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { BIN, isAlive, pay, ROOT, tempDir } from '../helpers.js'
 
-const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-const ci = readme.split('## Use in CI\n')[1]!.split('\n## ')[0]!
+// The recipes of docs/ci.md.
+const ci = await readFile(join(ROOT, 'docs', 'ci.md'), 'utf8')
 const recipe = (lang: string, marker: string) => [...ci.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!).find((b) => b.includes(marker))!
 
 /** A shell running `script`, with `npx pay` as the built CLI (the folder is not a project that installed it). */

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { existsSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
+import { GUIDES, guideFile } from '../../src/guides.js'
 import { pay, ROOT } from '../helpers.js'
 
 const manifest = JSON.parse(await readFile(join(ROOT, 'oclif.manifest.json'), 'utf8')) as { commands: Record<string, { flags: Record<string, unknown> }> }
@@ -13,6 +15,22 @@ describe('pay help', () => {
     expect(r.stdout).toMatch(/^USAGE\n\s+\$ pay \[COMMAND\]$/m)
     for (const topic of ['sandbox', 'payment', 'merchant', 'callback', 'scenario']) expect(r.stdout).toMatch(new RegExp(`^\\s+${topic}\\s`, 'm'))
     expect(r.stderr).toBe('')
+  })
+
+  test('the root help ends with the guides, by title and file, in the package that runs', async () => {
+    for (const args of [['help'], ['--help'], []]) {
+      const r = await pay(args)
+      expect(r.code, r.stderr).toBe(0)
+      const guides = r.stdout.split('\nGUIDES\n')[1]
+      expect(guides, `pay ${args.join(' ')}`).toBeDefined()
+      for (const g of GUIDES) {
+        expect(guides).toMatch(new RegExp(`^  ${g.title}\\s+${guideFile(g.name)}$`, 'm'))
+        expect(existsSync(join(ROOT, guideFile(g.name))), g.name).toBe(true)
+      }
+      expect(guides!.replace(/\s+/g, ' ')).toContain(`The files are in ${join(ROOT, 'docs')}.`)
+    }
+    // A topic's help is the topic's alone.
+    expect((await pay(['help', 'payment'])).stdout).not.toContain('GUIDES')
   })
 
   test('pay help <topic> lists its commands; pay help <topic> <command> shows the flags and examples', async () => {

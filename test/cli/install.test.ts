@@ -6,11 +6,8 @@ import { expect, onTestFinished, test } from 'vitest'
 import { freePort, ROOT, tempDir } from '../helpers.js'
 
 const run = promisify(execFile)
-const readme = await readFile(join(ROOT, 'README.md'), 'utf8')
-const section = (title: string) => readme.split(`## ${title}\n`)[1]!.split('\n## ')[0]!
-
-test("the README's CI steps work in a project that installed the package, with its own scenarios folder", { timeout: 120_000 }, async () => {
-  const ci = section('Use in CI')
+test("docs/ci.md's workflow steps work in a project that installed the package, with its own scenarios folder", { timeout: 120_000 }, async () => {
+  const ci = await readFile(join(ROOT, 'docs', 'ci.md'), 'utf8')
   expect(ci).toMatch(/```gitignore\n\.pay-sandbox\/\n```/)
   const yaml = /```yaml\n([\s\S]*?)```/.exec(ci)![1]!
   expect(yaml).not.toContain('fixtures/')
@@ -40,7 +37,7 @@ test("the README's CI steps work in a project that installed the package, with i
   // Stopped, a second clean-up step still succeeds.
   await run('npx', ['pay', 'sandbox', 'stop', '--if-running'], { cwd: project, env })
 
-  // The library import of "Use from your test suite".
+  // The library import of docs/test-suite.md.
   const script = "import { startSandbox } from 'pay-sandbox'\nconst s = await startSandbox()\nconst r = await s.client.createPayment({ merchant: 'sandbox', amount: 1, callbackUrl: 'http://127.0.0.1:9/cb' })\nconsole.log(r.result)\nawait s.stop()\n"
   await writeFile(join(project, 'try.mjs'), script)
   expect((await run(process.execPath, ['try.mjs'], { cwd: project })).stdout.trim()).toBe('100')

@@ -28,7 +28,7 @@ async function create(url: string, amount: number): Promise<string> {
  */
 function contender(file: string): { outcome: Promise<string>; release: () => void } {
   const script = `
-    const { DataFileLock } = await import(${JSON.stringify(join(ROOT, 'dist/src/store/lock.js'))});
+    const { DataFileLock } = await import(${JSON.stringify(join(ROOT, 'dist/src/store/file/lock.js'))});
     try { DataFileLock.acquire(${JSON.stringify(file)}, new Date().toISOString()); console.log('won') }
     catch (e) { console.log(e.name) }
     process.stdin.resume(); process.stdin.on('end', () => process.exit(0))`

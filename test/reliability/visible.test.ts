@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import { type RawResponse, SandboxClient } from '../../src/client/index.js'
 import { startSandbox } from '../../src/index.js'
-import { Store } from '../../src/store/store.js'
+import { openFileStore } from '../../src/store/open.js'
 import { tempDir } from '../helpers.js'
 import { errno, type Faults, faultyFs, gate } from '../store/faulty-fs.js'
 import { killed, startRunning } from './proc.js'
@@ -173,7 +173,7 @@ test('slow journal writes: while a change is being written, no reader sees it; a
   await expect.poll(() => changes.events).toEqual([`paid ${trackId}`, `created ${second.trackId}`])
 
   // A restart after `kill -9`: the data file is opened again while the running store was never closed.
-  const { store } = await Store.open({ file: dataFile })
+  const { store } = await openFileStore({ file: dataFile })
   expect(store.getPayment(trackId)?.status).toBe('paid')
   expect(store.listPayments().map((p) => p.status)).toEqual(['paid', 'pending'])
   await store.close()

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { parseScenario } from '../../src/scenario/parse.js'
 import { ROOT } from '../helpers.js'
 
-describe('the README section "Scenarios"', () => {
-  const section = readFileSync(join(ROOT, 'README.md'), 'utf8').split('## Scenarios\n')[1]!.split('\n## ')[0]!
+describe('the reference page docs/reference/scenarios.md', () => {
+  const section = readFileSync(join(ROOT, 'docs', 'reference', 'scenarios.md'), 'utf8')
   const blocks = (lang: string) => [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1]!)
 
   it('shows a YAML and a JSON example that are the same valid scenario', () => {
@@ -29,7 +29,7 @@ describe('the README section "Scenarios"', () => {
 
   it('shows the messages pay prints for its example of mistakes', () => {
     const [, mistakes] = blocks('yaml')
-    const [messages] = blocks('text')
+    const messages = blocks('text').find((b) => b.startsWith('my-flow.yaml:'))
     expect(parseScenario(mistakes!, 'my-flow.yaml')).toEqual({ problems: messages!.trimEnd().split('\n') })
   })
 })

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
-import { OS_SYNC_MS } from '../../src/store/journal.js'
-import { Store } from '../../src/store/store.js'
+import { OS_SYNC_MS } from '../../src/store/file/journal.js'
+import { openFileStore } from '../../src/store/open.js'
 import { tempDir } from '../helpers.js'
 import { errno, faultyFs } from './faulty-fs.js'
 
@@ -9,7 +9,7 @@ const merchant = (key: string) => ({ key, name: key, enabled: true, createdAt: '
 
 async function open(durability: 'disk' | 'os', sync: (path: string) => void) {
   const file = join(await tempDir(), 'data.json')
-  const { store } = await Store.open({ file, durability, fs: faultyFs({ sync: (path) => (path.endsWith('.journal') ? sync(path) : undefined) }) })
+  const { store } = await openFileStore({ file, durability, fs: faultyFs({ sync: (path) => (path.endsWith('.journal') ? sync(path) : undefined) }) })
   onTestFinished(() => store.close().catch(() => {}))
   return store
 }

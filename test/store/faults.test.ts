@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import type { Payment } from '../../src/domain/types.js'
 import { payment, trackIdOf } from './records.js'
-import { Store } from '../../src/store/store.js'
+import { openFileStore } from '../../src/store/open.js'
+import type { Store } from '../../src/store/store.js'
 import { tempDir } from '../helpers.js'
 import { errno, type Faults, faultyFs, gate } from './faulty-fs.js'
 
@@ -22,7 +23,7 @@ afterEach(async () => {
 /** Opens the data file again as a restart after `kill -9` would: `dead` is not closed before. */
 async function reopen(file: string, dead: Store): Promise<Store> {
   abandoned.push(dead)
-  const { store } = await Store.open({ file })
+  const { store } = await openFileStore({ file })
   return store
 }
 
@@ -30,7 +31,7 @@ describe('durable before visible', () => {
   test('while its journal write is under way, a change is seen by writers only; readers see it once durable', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}
-    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    const { store } = await openFileStore({ file, fs: faultyFs(faults) })
     await store.putPayment(payment(1))
     const slow = gate()
     faults.sync = (path) => (isJournal(path) ? slow.wait() : undefined)
@@ -51,7 +52,7 @@ describe('durable before visible', () => {
   test('a change whose write fails is seen by no one, and the changes queued behind it fail with it', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}
-    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    const { store } = await openFileStore({ file, fs: faultyFs(faults) })
     await store.putPayment(payment(1))
     const slow = gate()
     let fail = true
@@ -86,7 +87,7 @@ describe('durable before visible', () => {
   test('verify observations whose write fails are dropped alone: a change queued meanwhile is written and kept', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}
-    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    const { store } = await openFileStore({ file, fs: faultyFs(faults) })
     await store.putPayment(payment(1))
     const slow = gate()
     let syncs = 0
@@ -111,7 +112,7 @@ describe('durable before visible', () => {
   test('a compaction never saves a change that is not durable (nothing refused comes back after a crash)', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}
-    const { store } = await Store.open({ file, fs: faultyFs(faults), compactAfter: 1 })
+    const { store } = await openFileStore({ file, fs: faultyFs(faults), compactAfter: 1 })
     const slow = gate()
     let syncs = 0
     faults.sync = async (path) => {
@@ -139,7 +140,7 @@ describe('a journal that fails', () => {
   test('a batch written half before the disk filled is cut off and never replayed', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}
-    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    const { store } = await openFileStore({ file, fs: faultyFs(faults) })
     await store.putPayment(payment(1))
     // The next write stores its first 40 bytes, then the disk is full.
     faults.write = (path) => (isJournal(path) ? 40 : undefined)
@@ -158,7 +159,7 @@ describe('a journal that fails', () => {
   test('when cutting off a failed batch fails too, the next write repairs the journal first', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}
-    const { store } = await Store.open({ file, fs: faultyFs(faults) })
+    const { store } = await openFileStore({ file, fs: faultyFs(faults) })
     await store.putPayment(payment(1))
     faults.write = (path) => (isJournal(path) ? 60 : undefined)
     let truncates = 0
@@ -179,7 +180,7 @@ describe('a journal that fails', () => {
   test('a rotation that cannot open the new journal (EMFILE) keeps the old one in use; writes go on and it is retried', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}
-    const { store } = await Store.open({ file, fs: faultyFs(faults), compactAfter: 5 })
+    const { store } = await openFileStore({ file, fs: faultyFs(faults), compactAfter: 5 })
     let emfile = true
     let refusedOpens = 0
     faults.open = (path, flags) => {
@@ -204,7 +205,7 @@ describe('a journal that fails', () => {
   test('a snapshot that cannot be written leaves the rotated journal for replay, and is tried again later', async () => {
     const file = join(await tempDir(), 'data.json')
     const faults: Faults = {}
-    const { store } = await Store.open({ file, fs: faultyFs(faults), compactAfter: 5 })
+    const { store } = await openFileStore({ file, fs: faultyFs(faults), compactAfter: 5 })
     faults.open = (path) => {
       if (path.includes('.tmp-')) throw errno('ENOSPC')
     }
@@ -220,22 +221,22 @@ describe('a journal that fails', () => {
 describe('reading back what was written', () => {
   test('a journal grows no larger than the size limit: it is compacted by size as well as by count', async () => {
     const file = join(await tempDir(), 'data.json')
-    const { store } = await Store.open({ file, compactAfterBytes: 64 * 1024 })
+    const { store } = await openFileStore({ file, compactAfterBytes: 64 * 1024 })
     const description = 'd'.repeat(900)
     for (let i = 0; i < 300; i++) await store.putPayment({ ...payment(i), description })
     await store.flush()
-    expect(store.journalBytes).toBeLessThan(80 * 1024)
+    expect(store.engine.journalBytes).toBeLessThan(80 * 1024)
     await store.close()
   })
 
   test('stale temporary snapshot files left by a crash are removed at start', async () => {
     const dir = await tempDir()
     const file = join(dir, 'data.json')
-    const { store } = await Store.open({ file })
+    const { store } = await openFileStore({ file })
     await store.close()
     await writeFile(join(dir, 'data.json.tmp-99999'), '{"format": "pay-sandbox/1", "seq"')
     await writeFile(join(dir, 'other.json.tmp-99999'), 'not ours')
-    const { store: again, report } = await Store.open({ file })
+    const { store: again, report } = await openFileStore({ file })
     expect(report.removedTemps).toBe(1)
     expect((await readdir(dir)).sort()).toEqual(['data.json', 'data.json.journal', 'data.json.lock', 'other.json.tmp-99999'])
     await again.close()
@@ -249,7 +250,7 @@ describe('descriptors', () => {
     const attempt = async (): Promise<Store> => {
       const file = join(await tempDir(), 'data.json')
       const faults: Faults = {}
-      const { store } = await Store.open({ file, fs: faultyFs(faults) })
+      const { store } = await openFileStore({ file, fs: faultyFs(faults) })
       await store.putPayment(payment(1))
       faults.open = (path) => {
         if (path.includes('.tmp-')) throw errno('ENOSPC')
@@ -292,7 +293,7 @@ describe('a start the disk or the descriptors refuse', () => {
     test(`${row.name}; the lock is let go`, async () => {
       const dir = await tempDir()
       const file = join(dir, 'data.json')
-      await expect(Store.open({ file, fs: faultyFs(row.faults) })).rejects.toThrow(row.message(file))
+      await expect(openFileStore({ file, fs: faultyFs(row.faults) })).rejects.toThrow(row.message(file))
       expect(await readdir(dir)).not.toContain('data.json.lock')
     })
   }

@@ -1,5 +1,5 @@
-import type { FileHandle, StoreFs } from '../../src/store/fs.js'
-import { nodeFs } from '../../src/store/fs.js'
+import type { FileHandle, StoreFs } from '../../src/store/file/fs.js'
+import { nodeFs } from '../../src/store/file/fs.js'
 
 /**
  * Hooks called around the real file-system calls; each may wait (a slow disk) or throw (a failing one). They

@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { expect, test } from 'vitest'
-import { Store } from '../../src/store/store.js'
+import { openFileStore } from '../../src/store/open.js'
 import { tempDir } from '../helpers.js'
 
 /** Past V8's longest string (about 512 MB): a file this size can only be read back piece by piece. */
@@ -60,7 +60,7 @@ test('a data file larger than one string can hold is read back whole', async () 
     BEYOND_ONE_STRING,
   )
   expect((await stat(file)).size).toBeGreaterThan(BEYOND_ONE_STRING)
-  const { store, report } = await Store.open({ file })
+  const { store, report } = await openFileStore({ file })
   expect(report.created).toBe(false)
   expect(store.counts()).toEqual({ merchants: 1, payments: count, deliveries: 0 })
   expect(store.getPayment(`T${String(count - 1).padStart(21, '0')}`)?.description).toBe(description)
@@ -71,7 +71,7 @@ test('a data file larger than one string can hold is read back whole', async () 
 test('a journal larger than one string can hold is replayed', async () => {
   const dir = await tempDir()
   const file = join(dir, 'data.json')
-  const { store: created } = await Store.open({ file })
+  const { store: created } = await openFileStore({ file })
   await created.close()
   const payments = Array.from({ length: 1000 }, (_, i) => paymentJson(i))
   const id = (JSON.parse(await readFile(file, 'utf8')) as { store: string }).store
@@ -82,7 +82,7 @@ test('a journal larger than one string can hold is replayed', async () => {
     '',
     BEYOND_ONE_STRING,
   )
-  const { store, report } = await Store.open({ file })
+  const { store, report } = await openFileStore({ file })
   expect(report.replayed).toBe(records)
   expect(store.counts().payments).toBe(Math.min(records, 1000))
   await store.close()

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { type Config, loadConfig } from './config.js'
 import { type Order, OPEN_STATES, Orders, type OrderState } from './orders.js'
@@ -306,7 +307,8 @@ function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
   })
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Started as a program (also through a symlinked folder, whose path Node resolves for import.meta.url).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   let config: Config
   try {
     config = loadConfig()

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { realpathSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { Bot, GrammyError, InlineKeyboard, webhookCallback } from 'grammy'
 import { type Config, loadConfig } from './config.js'
@@ -166,7 +167,8 @@ function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undef
   })
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+// Started as a program (also through a symlinked folder, whose path Node resolves for import.meta.url).
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
   let config: Config
   try {
     config = loadConfig()

@@ -1,4 +1,5 @@
 import { paymentStatuses } from '../../domain/payment.js'
+import { GUIDES } from '../../guides.js'
 import type { Delivery, Merchant, Payment, PaymentStatus } from '../../domain/types.js'
 import { html } from '../../pages/html.js'
 import type { FaultRule } from '../../domain/api-fault.js'
@@ -46,6 +47,13 @@ export function homePage(input: HomePageInput): string {
 </dl>
 <pre class="code">${curl}</pre>
 <p class="muted">Testing a Telegram bot? <a href="/chat">Chat with it as a customer</a>.${input.links.docs ? html` Every route of this sandbox, with its schemas: the API reference above, or <code>/openapi.json</code>.` : ''}</p>
+</section>
+<section class="card" aria-labelledby="guides-heading">
+<h2 id="guides-heading">Guides</h2>
+<ul id="guides">
+${GUIDES.map((g) => html`<li><a href="/guides/${g.name}">${g.title}</a></li>`)}
+</ul>
+<p class="muted">Markdown text from the package's <code>docs/</code> folder; <code>pay help</code> lists them too.</p>
 </section>
 <div id="overview" data-live>
 <div class="stats" role="list" aria-label="Counts">

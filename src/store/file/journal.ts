@@ -1,6 +1,6 @@
-import { journalRecordProblem } from '../domain/record-schema.js'
-import type { Change } from './state.js'
-import { DataFileError, fsProblem } from './errors.js'
+import { journalRecordProblem } from '../../domain/record-schema.js'
+import type { Change } from '../changes.js'
+import { DataFileError, fsProblem } from '../errors.js'
 import { type FileHandle, isMissing, type StoreFs } from './fs.js'
 import { dirOf, syncDir, writeAll } from './fsutil.js'
 import { LineReader } from './lines.js'
@@ -114,9 +114,9 @@ export function headerLine(header: JournalHeader): string {
  * once the OS has the write, synced within OS_SYNC_MS, so it survives the process being killed but not a power
  * loss (Redis's `appendfsync everysec`, SQLite's `synchronous=NORMAL`).
  */
-import type { Durability } from '../domain/settings.js'
+import type { Durability } from '../../domain/settings.js'
 
-export { type Durability, DURABILITIES } from '../domain/settings.js'
+export { type Durability, DURABILITIES } from '../../domain/settings.js'
 /** With `os` durability, the longest an acknowledged record waits for its fdatasync. */
 export const OS_SYNC_MS = 1000
 

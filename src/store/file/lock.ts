@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { linkSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { DataFileError, DataFileInUseError, fsProblem } from './errors.js'
+import { DataFileError, DataFileInUseError, fsProblem } from '../errors.js'
 
 export interface LockInfo {
   pid: number
