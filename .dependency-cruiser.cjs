@@ -10,7 +10,7 @@ const FLOORS = [
   { floor: 'core', rooms: ['domain', 'version.ts', 'guides.ts'] },
   { floor: 'plumbing', rooms: ['store', 'http'] },
   { floor: 'shared services', rooms: ['clock', 'service', 'pages'] },
-  { floor: 'capabilities', rooms: ['audit', 'callbacks', 'chain', 'checkout', 'inspector', 'openapi', 'telegram'] },
+  { floor: 'capabilities', rooms: ['audit', 'callbacks', 'chain', 'checkout', 'faults', 'inspector', 'openapi', 'telegram'] },
   { floor: 'composition', rooms: ['server'] },
   { floor: 'entry points', rooms: ['client', 'scenario', 'cli', 'index.ts', 'commands'] },
 ]

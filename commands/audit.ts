@@ -14,8 +14,8 @@ const mark: Record<Level, Styled> = {
 }
 
 export default class Audit extends ClientCommand {
-  static override summary = "Grade the merchant integration the sandbox observed: callbacks, answers, verify calls"
-  static override description = `Looks at every payment (or those of --merchant, --since, --track-id) and what happened to it: the notifications sent and how the merchant's endpoint answered, the faults played on them, and the verify calls the merchant made. Each check has a level:
+  static override summary = 'Grade the merchant integration the sandbox observed: callbacks, answers, verify calls, API faults'
+  static override description = `Looks at every payment (or those of --merchant, --since, --track-id) and what happened to it: the notifications sent and how the merchant's endpoint answered, the faults played on them, the verify calls the merchant made, and how it coped with faults of the API itself (pay fault add). Each check has a level:
   FAIL  unverified-notification  a notification was acknowledged and the merchant did not verify within the grace period (10 s of sandbox clock)
   FAIL  dropped-unreconciled     a notification was lost and the merchant never verified: no reconciliation
   FAIL  retries-exhausted        a notification was never answered 2xx
@@ -26,7 +26,11 @@ export default class Audit extends ClientCommand {
   WARN  verify-polling           more than 10 verify calls of one payment within 10 s
   WARN  insecure-url             http, loopback or private callback and return URLs (fine locally, not in production)
   INFO  amount-differs           a payment paid with another amount was verified: check that the amount is compared
-Exits 6 when anything fails (with --strict, when anything warns too). Notifications still within the grace period are judged later: advance the clock (pay clock advance 10s) to judge them now.`
+  FAIL  outage-taken-as-answer   a paid payment's verify got a fault and the merchant never verified it successfully after (10 s)
+  WARN  no-client-timeout        a held or delayed request was kept open by the merchant's client for more than 60 s
+  FAIL  retry-storm              a failed call (verify of a payment, create of an order) retried more than 10 times within 10 s
+  WARN  retry-too-soon           a failed call retried within 0.25 s, or before the Retry-After it carried
+Findings about creates, which have no payment of their own, are listed by merchant. Exits 6 when anything fails (with --strict, when anything warns too). Notifications and failed verifies still within the grace period are judged later: advance the clock (pay clock advance 10s) to judge them now.`
 
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
@@ -56,28 +60,39 @@ Exits 6 when anything fails (with --strict, when anything warns too). Notificati
       ignore,
     })
     this.log(summary(report))
-    for (const p of report.payments) {
-      this.log('')
-      const sign = p.verdict === 'fail' ? paint(chalk.red, '✖') : p.verdict === 'warn' ? paint(chalk.yellow, '!') : paint(chalk.cyan, 'i')
-      this.log(line`${sign} ${paint(chalk.bold, p.trackId)}  ${p.status}  merchant ${p.merchant}`)
-      for (const f of p.findings) {
+    const findings = (list: AuditReport['payments'][number]['findings']) => {
+      for (const f of list) {
         this.log(line`    ${mark[f.level]} ${f.check}: ${f.reason}`)
         const advice = report.checks.find((c) => c.id === f.check)?.advice
         if (advice) this.log(line`         ${paint(chalk.dim, `→ ${advice}`)}`)
       }
+    }
+    for (const p of report.payments) {
+      this.log('')
+      this.log(line`${sign(p.verdict)} ${paint(chalk.bold, p.trackId)}  ${p.status}  merchant ${p.merchant}`)
+      findings(p.findings)
+    }
+    for (const c of report.creates) {
+      this.log('')
+      this.log(line`${sign(c.verdict)} ${paint(chalk.bold, 'creates')}  merchant ${c.merchant}`)
+      findings(c.findings)
     }
     if (report.totals.waiting > 0) {
       this.log('')
       this.log(
         paint(
           chalk.dim,
-          `${report.totals.waiting} notification${report.totals.waiting === 1 ? ' is' : 's are'} still within the ${formatDuration(report.settings.graceMs)} grace period and will be judged later (pay clock advance ${formatDuration(report.settings.graceMs)} judges ${report.totals.waiting === 1 ? 'it' : 'them'} now).`,
+          `${report.totals.waiting} notification${report.totals.waiting === 1 ? ' or failed verify is' : 's or failed verifies are'} still within the ${formatDuration(report.settings.graceMs)} grace period and will be judged later (pay clock advance ${formatDuration(report.settings.graceMs)} judges ${report.totals.waiting === 1 ? 'it' : 'them'} now).`,
         ),
       )
     }
     if (!report.ok) process.exitCode = ExitCode.expectationFailed
     return report
   }
+}
+
+function sign(verdict: AuditReport['verdict']): Styled {
+  return verdict === 'fail' ? paint(chalk.red, '✖') : verdict === 'warn' ? paint(chalk.yellow, '!') : paint(chalk.cyan, 'i')
 }
 
 function summary(report: AuditReport): Styled {

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SandboxClient } from './client/index.js'
+import type { FaultRule, FaultRuleInput } from './domain/api-fault.js'
 import { startServer, type RunningSandbox, type StartOptions } from './server/start.js'
 
 export { SandboxClient, SandboxApiError, SandboxUnreachableError, DEFAULT_URL } from './client/index.js'
@@ -29,6 +30,10 @@ export interface Sandbox {
   dataFile: string
   /** The running server, for tests that need more than HTTP. */
   server: RunningSandbox
+  /** Adds an API fault rule (see `pay fault add`): `await sandbox.addFault({ route: 'verify', status: 503, times: 2 })`. */
+  addFault(rule: FaultRuleInput): Promise<FaultRule>
+  /** Removes one API fault rule, or all of them; resolves with the rules removed. */
+  clearFaults(id?: string): Promise<FaultRule[]>
   /** Stops the server, saves the data file; a temporary data file is deleted with its folder. */
   stop(): Promise<void>
 }
@@ -65,6 +70,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     client,
     dataFile: server.info.dataFile,
     server,
+    addFault: (rule) => client.addFault(rule),
+    clearFaults: (id) => client.clearFaults(id),
     async stop() {
       client.close()
       await server.stop()

@@ -6,7 +6,7 @@ import { line, paint } from '../../src/cli/format.js'
 import type { ResetResult } from '../../src/client/index.js'
 
 export default class SandboxReset extends ClientCommand {
-  static override summary = 'Delete every payment and callback delivery; merchants and their keys are kept'
+  static override summary = 'Delete every payment, callback delivery and API fault rule; merchants and their keys are kept'
   static override description =
     'Gives a clean slate between test runs without changing API keys. Asks for confirmation at a terminal; scripts and CI pass --yes (without it and without a terminal the command refuses and exits 2).'
 
@@ -32,7 +32,7 @@ export default class SandboxReset extends ClientCommand {
     })
     const result = await client.reset()
     this.log(
-      line`${paint(chalk.green, '✔')} Deleted ${result.cleared.payments} payments and ${result.cleared.deliveries} deliveries; kept ${result.kept.merchants} merchants`,
+      line`${paint(chalk.green, '✔')} Deleted ${result.cleared.payments} payments and ${result.cleared.deliveries} deliveries${result.cleared.faults ? `, and ${result.cleared.faults} fault rule${result.cleared.faults === 1 ? '' : 's'}` : ''}; kept ${result.kept.merchants} merchants`,
     )
     return result
   }

@@ -27,8 +27,16 @@ export function runAudit(service: SandboxService, clock: SandboxClock, query: Au
   let payments = query.trackId !== undefined ? [service.requirePayment(query.trackId)] : service.listPayments(query.merchant !== undefined ? { merchant: query.merchant } : {})
   if (query.trackId !== undefined && query.merchant !== undefined) payments = payments.filter((p) => p.merchant === query.merchant)
   if (since !== undefined) payments = payments.filter((p) => Date.parse(p.createdAt) >= since)
+  // The faults played on these payments' verifies, and, unless one payment is audited, on the merchant's creates.
+  const tracked = new Set(payments.map((p) => p.trackId))
+  const hits = service.store
+    .faultHits()
+    .filter((h) => (h.route === 'verify' && h.trackId !== undefined && tracked.has(h.trackId)) || (h.route === 'create' && query.trackId === undefined && (query.merchant === undefined || h.merchant === query.merchant)))
+    .filter((h) => since === undefined || Date.parse(h.at) >= since)
   return audit({
     payments,
+    hits,
+    creates: query.trackId === undefined,
     deliveriesOf: (trackId) => service.deliveriesOf(trackId),
     verifiesOf: (trackId) => service.store.verifiesOf(trackId),
     now,
@@ -47,7 +55,7 @@ export function auditPlugin(service: SandboxService, clock: SandboxClock, settin
       {
         schema: {
           tags: ['Lab'],
-          summary: 'A verdict on the merchant integration the sandbox observed: callbacks, answers, verify calls',
+          summary: 'A verdict on the merchant integration the sandbox observed: callbacks, answers, verify calls, how it coped with API faults',
           querystring: auditQuery,
           response: replies('GET', { 200: json('the report', reportSchema) }, ['invalidBody', 'invalidField', 'notFound']),
         },

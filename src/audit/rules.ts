@@ -4,11 +4,13 @@ import { copiesOf, planOf } from '../domain/fault.js'
 import { canReach, paymentStatuses } from '../domain/payment.js'
 import { merchantEntries } from '../domain/verify-journal.js'
 import type { Delivery, DeliveryAttempt, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
+import { type FaultHit, hitFailed } from '../domain/api-fault-hit.js'
+import { createFaultFindings, DEFAULT_FAULT_AUDIT_SETTINGS, FAULT_CHECK_IDS, type FaultAuditSettings, faultChecks, paymentFaultFindings } from './fault-checks.js'
 
 /**
  * `pay audit`: what the sandbox observed of a merchant's integration — its callbacks, its answers, its verify
- * calls — judged against what correct merchant code does. Pure: payments, deliveries, verify journals and the
- * sandbox time in, findings out.
+ * calls, how it coped with faults of the API — judged against what correct merchant code does. Pure: payments,
+ * deliveries, verify journals, faults played and the sandbox time in, findings out.
  */
 
 export type Level = 'fail' | 'warn' | 'info'
@@ -33,11 +35,12 @@ export const CHECK_IDS = [
   'verify-polling',
   'insecure-url',
   'amount-differs',
+  ...FAULT_CHECK_IDS,
 ] as const
 export type CheckId = (typeof CHECK_IDS)[number]
 
-export interface AuditSettings {
-  /** Time the merchant has after a notification (or its loss) to verify, on the sandbox clock. */
+export interface AuditSettings extends FaultAuditSettings {
+  /** Time the merchant has after a notification (or its loss, or a verify that failed) to verify, on the sandbox clock. */
   graceMs: number
   /** An answer slower than this is a warning: real gateways give 3 to 20 s, some less. */
   slowMs: number
@@ -46,7 +49,7 @@ export interface AuditSettings {
   pollMax: number
 }
 
-export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({ graceMs: 10_000, slowMs: 2_000, pollWindowMs: 10_000, pollMax: 10 })
+export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({ graceMs: 10_000, slowMs: 2_000, pollWindowMs: 10_000, pollMax: 10, ...DEFAULT_FAULT_AUDIT_SETTINGS })
 
 export function checks(settings: AuditSettings = DEFAULT_AUDIT_SETTINGS): Record<CheckId, Check> {
   const grace = formatDuration(settings.graceMs)
@@ -111,6 +114,7 @@ export function checks(settings: AuditSettings = DEFAULT_AUDIT_SETTINGS): Record
       title: 'a payment was paid with an amount other than the order’s, and verified',
       advice: 'Deliver only when result is 100 and amount equals the order amount: check that this order was not delivered.',
     },
+    ...faultChecks(settings),
   }
 }
 
@@ -132,6 +136,14 @@ export interface PaymentAudit {
 }
 
 export type Verdict = 'pass' | 'warn' | 'fail'
+
+/** The findings of one merchant's creates (retries, timeouts): calls that made no payment of their own to hang them on. */
+export interface CreateAudit {
+  /** The merchant key sent, or the start of an unknown one. */
+  merchant: string
+  verdict: Verdict
+  findings: Finding[]
+}
 
 export interface AuditReport {
   /** false when anything failed (or, with strict, anything warned). */
@@ -156,12 +168,18 @@ export interface AuditReport {
   checks: Check[]
   /** Payments with findings, oldest first. */
   payments: PaymentAudit[]
+  /** Merchants whose creates have findings (faults of the API they did not cope with). */
+  creates: CreateAudit[]
 }
 
 export interface AuditInput {
   payments: readonly Payment[]
   deliveriesOf: (trackId: string) => readonly Delivery[]
   verifiesOf: (trackId: string) => VerifyJournal | undefined
+  /** Faults of the API played on the merchant's requests (`pay fault add`), oldest first: verifies of these payments, and creates. */
+  hits?: readonly FaultHit[]
+  /** Judge creates (a merchant's, or every one's): their faults and retries. Left out when only a payment is audited. */
+  creates?: boolean
   /** Sandbox time, ms since the epoch. */
   now: number
   settings?: Partial<AuditSettings>
@@ -178,17 +196,43 @@ export function audit(input: AuditInput): AuditReport {
   const report: PaymentAudit[] = []
   const counts: Partial<Record<CheckId, number>> = {}
   const totals = { payments: input.payments.length, passed: 0, fail: 0, warn: 0, info: 0, waiting: 0 }
-  for (const payment of input.payments) {
-    const found = auditPayment(payment, input.deliveriesOf(payment.trackId), input.verifiesOf(payment.trackId), input.now, settings, all)
-    totals.waiting += found.waiting
-    const findings = found.findings.filter((f) => !ignored.has(f.check))
+  const hits = input.hits ?? []
+  const verifyHits = new Map<string, FaultHit[]>()
+  for (const hit of hits) {
+    if (hit.route !== 'verify' || hit.trackId === undefined) continue
+    const list = verifyHits.get(hit.trackId) ?? []
+    list.push(hit)
+    verifyHits.set(hit.trackId, list)
+  }
+  const kept = (found: readonly Finding[]) => {
+    const findings = found.filter((f) => !ignored.has(f.check))
     for (const f of findings) {
       totals[f.level]++
       counts[f.check] = (counts[f.check] ?? 0) + 1
     }
+    return findings
+  }
+  for (const payment of input.payments) {
+    const found = auditPayment(payment, input.deliveriesOf(payment.trackId), input.verifiesOf(payment.trackId), verifyHits.get(payment.trackId) ?? [], input.now, settings, all)
+    totals.waiting += found.waiting
+    const findings = kept(found.findings)
     const verdict = verdictOf(findings)
     if (verdict === 'pass') totals.passed++
     if (findings.length > 0) report.push({ trackId: payment.trackId, merchant: payment.merchant, status: payment.status, verdict, findings })
+  }
+  const creates: CreateAudit[] = []
+  if (input.creates) {
+    const byMerchant = new Map<string, FaultHit[]>()
+    for (const hit of hits) {
+      if (hit.route !== 'create') continue
+      const who = hit.merchant ?? `${hit.keyHint ?? '(no key)'} (not a key of this sandbox)`
+      byMerchant.set(who, [...(byMerchant.get(who) ?? []), hit])
+    }
+    for (const [merchant, merchantHits] of byMerchant) {
+      const made = input.payments.filter((p) => p.merchant === merchant)
+      const findings = kept(createFaultFindings(merchantHits, made, settings).map((f) => ({ ...f, level: all[f.check].level })))
+      if (findings.length > 0) creates.push({ merchant, verdict: verdictOf(findings), findings })
+    }
   }
   const verdict: Verdict = totals.fail > 0 ? 'fail' : totals.warn > 0 ? 'warn' : 'pass'
   const strict = input.strict ?? false
@@ -202,6 +246,7 @@ export function audit(input: AuditInput): AuditReport {
     counts,
     checks: CHECK_IDS.filter((id) => !ignored.has(id)).map((id) => all[id]),
     payments: report,
+    creates,
   }
 }
 
@@ -215,6 +260,7 @@ function auditPayment(
   payment: Payment,
   deliveries: readonly Delivery[],
   journal: VerifyJournal | undefined,
+  hits: readonly FaultHit[],
   now: number,
   settings: AuditSettings,
   all: Record<CheckId, Check>,
@@ -225,6 +271,9 @@ function auditPayment(
   let waiting = 0
   // The operator's verifies (the CLI, the inspector, a scenario checking as the operator) judge nothing.
   const entries = merchantEntries(journal?.entries ?? [])
+  // The merchant's verifies that got a fault: answering a notification non-2xx meanwhile, so that it comes again, is right.
+  const failedVerifies = hits.filter((h) => h.owner === true && hitFailed(h))
+  const verifyFailedBetween = (from: string, to: string) => failedVerifies.some((h) => Date.parse(h.at) >= Date.parse(from) && Date.parse(h.at) <= Date.parse(to))
 
   for (const d of deliveries) {
     if (d.replayOf !== undefined) continue
@@ -241,7 +290,9 @@ function auditPayment(
       if (Date.parse(d.createdAt) + settings.graceMs > now) waiting++
       else add('dropped-unreconciled', `the ${status ?? d.event} notification was dropped at ${d.createdAt} (${d.fault?.reason ?? 'fault'}), and the payment was never verified after it changed`, { deliveryId: d.id, at: d.createdAt })
     }
-    if (d.state === 'failed') {
+    // Refused while verify was failing (a fault), and verified once it answered again: the merchant did right.
+    const outage = d.state === 'failed' && verified && attempts.length > 0 && verifyFailedBetween(d.createdAt, attempts.at(-1)!.at)
+    if (d.state === 'failed' && !outage) {
       const last = attempts.at(-1)
       add('retries-exhausted', `the ${status ?? d.event} notification failed after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}${last ? ` (last: ${answerOf(last)})` : ''}`, { deliveryId: d.id })
     }
@@ -250,7 +301,7 @@ function auditPayment(
     const slow = attempts.find((a) => a.durationMs > settings.slowMs || (a.status === undefined && /timed out/.test(a.error ?? '')))
     if (slow) add('slow-callback', `attempt ${slow.attempt} of the ${status ?? d.event} notification ${slow.status !== undefined ? `was answered after ${formatDuration(slow.durationMs)}` : `got no answer (${slow.error})`}`, { deliveryId: d.id, at: slow.at })
     const copies = copiesOf(d)
-    if (d.state === 'delivered' && d.fault === undefined && firstOk && firstOk.attempt > copies) {
+    if (d.state === 'delivered' && d.fault === undefined && firstOk && firstOk.attempt > copies && !verifyFailedBetween(d.createdAt, firstOk.at)) {
       const failed = attempts.filter((a) => a.attempt < firstOk.attempt)
       add('callback-retried', `the ${status ?? d.event} notification was answered 2xx at attempt ${firstOk.attempt}, after ${failed.map(answerOf).join(', ')}`, { deliveryId: d.id })
     }
@@ -275,6 +326,14 @@ function auditPayment(
   if (payment.status === 'paid' && payment.paidAmount !== undefined && payment.paidAmount !== payment.amount) {
     const seen = entries.find((e) => e.owner && e.result === 100 && e.amount !== payment.amount)
     if (seen) add('amount-differs', `paid ${payment.paidAmount} for an order of ${payment.amount}; the merchant verified it at ${seen.at} (result 100, amount ${seen.amount})`, { at: seen.at })
+  }
+
+  const faulted = paymentFaultFindings(payment, hits, entries, now, settings)
+  waiting += faulted.waiting
+  for (const f of faulted.findings) add(f.check, f.reason, f.at !== undefined ? { at: f.at } : {})
+  // A merchant that tried to verify and took the fault for an answer is told so once: not also that it never verified.
+  if (faulted.findings.some((f) => f.check === 'outage-taken-as-answer')) {
+    return { findings: findings.filter((f) => f.check !== 'unverified-notification' && f.check !== 'dropped-unreconciled'), waiting }
   }
   return { findings, waiting }
 }

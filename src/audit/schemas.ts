@@ -23,6 +23,15 @@ export type AuditRequest = Sent<typeof auditQuery>
 const level = { type: 'string', enum: ['fail', 'warn', 'info'] } as const
 const verdict = { type: 'string', enum: ['pass', 'warn', 'fail'] } as const
 const checkId = { type: 'string', enum: CHECK_IDS } as const
+const findings = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { check: checkId, level, reason: { type: 'string' }, deliveryId: { type: 'string' }, at: { type: 'string' } },
+    required: ['check', 'level', 'reason'],
+    additionalProperties: false,
+  },
+} as const
 
 export const reportSchema = {
   type: 'object',
@@ -33,8 +42,17 @@ export const reportSchema = {
     at: { type: 'string' },
     settings: {
       type: 'object',
-      properties: { graceMs: { type: 'integer' }, slowMs: { type: 'integer' }, pollWindowMs: { type: 'integer' }, pollMax: { type: 'integer' } },
-      required: ['graceMs', 'slowMs', 'pollWindowMs', 'pollMax'],
+      properties: {
+        graceMs: { type: 'integer' },
+        slowMs: { type: 'integer' },
+        pollWindowMs: { type: 'integer' },
+        pollMax: { type: 'integer' },
+        clientTimeoutMs: { type: 'integer', description: 'a held request kept open longer than this by the client: no-client-timeout' },
+        retryMinMs: { type: 'integer', description: 'a failed call retried sooner than this after its answer: retry-too-soon' },
+        stormWindowMs: { type: 'integer' },
+        stormMax: { type: 'integer', description: 'more retries of a failed call than this within stormWindowMs: retry-storm' },
+      },
+      required: ['graceMs', 'slowMs', 'pollWindowMs', 'pollMax', 'clientTimeoutMs', 'retryMinMs', 'stormWindowMs', 'stormMax'],
       additionalProperties: false,
     },
     totals: {
@@ -74,22 +92,24 @@ export const reportSchema = {
           merchant: { type: 'string' },
           status: { type: 'string', enum: paymentStatuses },
           verdict,
-          findings: {
-            type: 'array',
-            items: {
-              type: 'object',
-              properties: { check: checkId, level, reason: { type: 'string' }, deliveryId: { type: 'string' }, at: { type: 'string' } },
-              required: ['check', 'level', 'reason'],
-              additionalProperties: false,
-            },
-          },
+          findings,
         },
         required: ['trackId', 'merchant', 'status', 'verdict', 'findings'],
         additionalProperties: false,
       },
     },
+    creates: {
+      type: 'array',
+      description: "merchants whose creates have findings (API faults: retries, timeouts), which hang on no payment of their own",
+      items: {
+        type: 'object',
+        properties: { merchant: { type: 'string', description: 'the key sent, or the start of an unknown one' }, verdict, findings },
+        required: ['merchant', 'verdict', 'findings'],
+        additionalProperties: false,
+      },
+    },
   },
-  required: ['ok', 'verdict', 'strict', 'at', 'settings', 'totals', 'counts', 'checks', 'payments'],
+  required: ['ok', 'verdict', 'strict', 'at', 'settings', 'totals', 'counts', 'checks', 'payments', 'creates'],
   additionalProperties: false,
 } as const
 type _AuditReport = Check<Agree<Answer<typeof reportSchema>, AuditReport>>

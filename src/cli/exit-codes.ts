@@ -9,7 +9,7 @@ export const ExitCode = {
   unreachable: 3,
   /** The spec API answered with a failure result (103–109, or 203 Invalid track ID). */
   specFailure: 4,
-  /** The control API refused the request: unknown trackId, merchant or delivery; a move the payment cannot make; a conflict; a host or origin it does not answer. */
+  /** The control API refused the request: unknown trackId, merchant, delivery or fault rule; a move the payment cannot make; a conflict; a host or origin it does not answer. */
   rejected: 5,
   /** An expectation was not met: `--expect`, a wait that timed out, a failed scenario step, a failed audit. */
   expectationFailed: 6,
@@ -28,7 +28,7 @@ export const exitCodeDescriptions: Record<ExitCodeValue, string> = {
   2: 'usage: a flag or argument is missing or invalid, a flag does nothing with the others given, or an input file cannot be read',
   3: 'no sandbox answered at the URL',
   4: 'the spec API answered with a failure result (103–109, or 203 "Invalid track ID")',
-  5: 'the control API refused the request (unknown trackId, merchant or delivery; a move the payment cannot make; a conflict; a host or origin it does not answer)',
+  5: 'the control API refused the request (unknown trackId, merchant, delivery or fault rule; a move the payment cannot make; a conflict; a host or origin it does not answer)',
   6: 'an expectation was not met (--expect, a wait that timed out, a failed scenario step, a failed audit)',
   7: 'the sandbox or the callback listener could not start (data file unusable or in use, port taken, disk full, too few file descriptors)',
   8: 'a callback was not delivered: a replay, or the first attempt of pay trigger (connection refused, timeout, a non-2xx answer, or no attempt within --wait)',

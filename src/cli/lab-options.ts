@@ -1,6 +1,7 @@
 import type { CallbackFaults } from '../callbacks/dispatcher.js'
 import { describePolicy } from '../callbacks/schedule.js'
 import type { ChainOptions } from '../chain/service.js'
+import { compactFault, type FaultRuleInput } from '../domain/api-fault.js'
 import { formatDuration } from '../domain/duration.js'
 import { formatCallbackMode } from '../domain/fault.js'
 import type { SandboxSettings } from '../domain/settings.js'
@@ -10,6 +11,7 @@ export interface LabOptions {
   callbackFaults?: CallbackFaults | undefined
   paymentTtlMs?: number | undefined
   chain?: ChainOptions | undefined
+  apiFaults?: readonly FaultRuleInput[] | undefined
 }
 
 /** Lines for the start banner and `pay sandbox status`: what differs from the happy path. */
@@ -21,6 +23,7 @@ export function describeLab(options: LabOptions): Array<[string, string]> {
   if (options.paymentTtlMs !== undefined) rows.push(['expiry', `pending payments expire after ${formatDuration(options.paymentTtlMs)}`])
   if (chain?.confirmations !== undefined) rows.push(['confirmations', `${chain.confirmations} for every asset`])
   if (chain?.blockTimeMs !== undefined) rows.push(['block time', `a block every ${formatDuration(chain.blockTimeMs)} (sandbox clock)`])
+  if (Array.isArray(options.apiFaults) && options.apiFaults.length > 0) rows.push(['API faults', options.apiFaults.map((rule) => compactFault(rule, 'show')).join(', ')])
   return rows
 }
 

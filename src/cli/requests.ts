@@ -18,11 +18,12 @@ export function requestLine(entry: RequestEntry): Styled {
     paint(chalk.dim, entry.at.slice(11, 23)),
     entry.method.padEnd(4),
     line`${entry.path}${cutMark(entry, 'path')}${entry.query !== undefined ? `?${entry.query}${cutMark(entry, 'query')}` : ''}`,
-    paint(statusColor(entry.status), entry.status),
+    entry.status === 0 ? paint(chalk.red, '---') : paint(statusColor(entry.status), entry.status),
   ]
   if (entry.result !== undefined) parts.push(line`result=${entry.result}`)
   if (entry.error !== undefined) parts.push(line`error=${entry.error}`)
   if (entry.trackId !== undefined) parts.push(line`trackId=${entry.trackId}${cutMark(entry, 'trackId')}`)
   parts.push(paint(chalk.dim, `${entry.ms.toFixed(1)}ms`))
+  if (entry.fault !== undefined) parts.push(paint(chalk.magenta, `fault: ${entry.fault}`))
   return new Styled(parts.map(shown).join(' '))
 }

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path'
 import { Flags, type Interfaces } from '@oclif/core'
 import { MAX_CONCURRENCY, MAX_RETRIES, MAX_TIMEOUT_MS, MAX_WAIT_MS, parseSchedule, resolvePolicy, type CallbackPolicy } from '../callbacks/schedule.js'
+import { COMPACT_FORM, compactFault, type FaultRuleInput, inputOf, parseCompactFault } from '../domain/api-fault.js'
 import { parsePublicUrl } from '../domain/checkout-url.js'
 import { formatDuration, MAX_DURATION_MS, readDuration } from '../domain/duration.js'
 import { CALLBACK_MODE_RULE, CHAOS_NAMES, parseCallbackMode, writeCallbackMode } from '../domain/fault.js'
@@ -17,8 +18,9 @@ import { usage } from './usage.js'
  * `pay sandbox exec`, the arguments of a detached sandbox and startServer()'s options are all read from this table.
  */
 
-type Kind = 'string' | 'integer' | 'boolean'
-type RawOf<K extends Kind> = K extends 'integer' ? number : K extends 'boolean' ? boolean : string
+/** `strings`: a string flag that may be repeated. */
+type Kind = 'string' | 'strings' | 'integer' | 'boolean'
+type RawOf<K extends Kind> = K extends 'integer' ? number : K extends 'boolean' ? boolean : K extends 'strings' ? string[] : string
 
 /** The settings a start builds (startServer()'s options, and what the CLI does around the sandbox). */
 export type StartDraft = Omit<Partial<SandboxSettings>, 'callbacks'> & { callbacks?: Partial<CallbackPolicy> }
@@ -37,8 +39,8 @@ export interface StartOption<V = unknown, K extends Kind = Kind> {
   readonly default?: RawOf<K>
   /** The value as typed, checked: a RangeError naming the flag when it is wrong. */
   parse(raw: RawOf<K>): V
-  /** The flag's text for a child process, which parses back to the same value; undefined: nothing to write. */
-  write(value: V): string | undefined
+  /** The flag's text for a child process (each text, for a repeated flag), which parses back to the same value; undefined: nothing to write. */
+  write(value: V): string | readonly string[] | undefined
   /** Puts the value into the settings a start builds. `config`: the other values, for a value that needs one. */
   apply(value: V, draft: StartDraft, config: Readonly<Record<string, unknown>>): void
   /** The value back from a running sandbox's settings; undefined when it has none. */
@@ -249,6 +251,22 @@ export const START_OPTIONS = {
     apply: () => {},
     read: (settings) => settings.callbackFaults?.chaos?.seed,
   }),
+  'api-fault': option({
+    kind: 'strings',
+    description: `play an API fault from the start: ${COMPACT_FORM}; repeat the flag for more rules (they replace those of an earlier start; see pay fault add)`,
+    parse(texts: string[]): FaultRuleInput[] {
+      return texts.map((text) => {
+        const parsed = parseCompactFault(text)
+        if ('problem' in parsed) throw new RangeError(`--api-fault: ${parsed.problem}`)
+        // As written back (a delay in ms): the same rule whether typed here or passed on to a detached sandbox.
+        const written = parseCompactFault(compactFault(parsed.input))
+        return 'input' in written ? written.input : parsed.input
+      })
+    },
+    write: (rules) => rules.map((rule) => compactFault(rule)),
+    apply: (rules, draft) => void (draft.apiFaults = rules),
+    read: (settings) => (Array.isArray(settings.apiFaults) ? settings.apiFaults.map(inputOf) : undefined),
+  }),
   'payment-ttl': option({
     kind: 'string',
     description: 'pending payments older than this expire (verify: 202, a notification), e.g. 15m [default: never]',
@@ -320,7 +338,9 @@ type FlagOf<O> = O extends StartOption<unknown, infer K>
     ? Interfaces.OptionFlag<number | undefined>
     : K extends 'boolean'
       ? Interfaces.BooleanFlag<boolean>
-      : Interfaces.OptionFlag<string | undefined>
+      : K extends 'strings'
+        ? Interfaces.OptionFlag<string[] | undefined>
+        : Interfaces.OptionFlag<string | undefined>
   : never
 
 /** The oclif flags of `pay sandbox start` (every option) or `pay sandbox exec` (those it takes, as it takes them). */
@@ -336,6 +356,7 @@ export function startFlags(command: 'start' | 'exec'): { [N in StartOptionName]:
     }
     if (row.kind === 'boolean') flags[name] = Flags.boolean(common as { description: string })
     else if (row.kind === 'integer') flags[name] = Flags.integer({ ...(common as { description: string }), min: row.min, max: row.max })
+    else if (row.kind === 'strings') flags[name] = Flags.string({ ...(common as { description: string }), multiple: true })
     else flags[name] = Flags.string({ ...(common as { description: string }), ...(row.options ? { options: [...row.options] } : {}) })
   }
   return flags as { [N in StartOptionName]: FlagOf<(typeof START_OPTIONS)[N]> }
@@ -411,7 +432,7 @@ export function configArgs(config: SandboxConfig): string[] {
       continue
     }
     const text = row.write(value)
-    if (text !== undefined) args.push(`--${name}`, text)
+    for (const one of text === undefined ? [] : typeof text === 'string' ? [text] : text) args.push(`--${name}`, one)
   }
   return args
 }

@@ -12,6 +12,8 @@ import type { SandboxSettings } from '../domain/settings.js'
 import type { VerifyBody } from '../domain/validate.js'
 import { filterQuery, type RequestFilter } from '../inspector/request-filter.js'
 import type { RequestEntry } from '../inspector/request-entry.js'
+import type { FaultRoute, FaultRule, FaultRuleInput } from '../domain/api-fault.js'
+import type { FaultHit } from '../domain/api-fault-hit.js'
 import type { RequestEventsQuery, RequestLogPage, RequestLogQuery } from '../inspector/schemas.js'
 import type { SandboxInfo } from '../http/info.js'
 import type {
@@ -43,6 +45,7 @@ export type { ExportFile, ImportResult, ResetResult, ShutdownAnswer, PaymentDeta
 export type { ChatBot, ChatBotRef, ChatMessage, ChatMessages, ChatPress, ChatSent, ChatRef, AddBotInput, ChatSendInput, ChatPressInput, ChatMessagesQuery }
 export type { RequestEntry, RequestFilter, RequestLogPage, RequestLogQuery, RequestEventsQuery }
 export type { CreatePaymentInput, VerifyPaymentInput, SimulateInput, CreateMerchantInput, PaymentListQuery, DeliveryListQuery, ReplayInput }
+export type { FaultHit, FaultRoute, FaultRule, FaultRuleInput }
 
 /** What the request log's event stream says. */
 export type RequestLogEvent =
@@ -57,6 +60,8 @@ export type ChangeEvent =
   | { type: 'merchant' }
   /** A reset or an import: everything may have changed. */
   | { type: 'reset' }
+  /** The API fault rules changed, or faults were played. */
+  | { type: 'fault' }
 
 /**
  * Why following the request log ended: the sandbox said it was stopping, the caller aborted, or the stream
@@ -202,8 +207,9 @@ export class SandboxClient {
 
   // ── spec API ──────────────────────────────────────────────────────────
 
-  createPayment(input: CreatePaymentInput): Promise<CreateBody> {
-    return this.call('POST', '/api/v1/request', input)
+  /** The spec's create. `operator`: mark the call as the sandbox operator's or not, whatever the client's default. */
+  createPayment(input: CreatePaymentInput, options: { operator?: boolean } = {}): Promise<CreateBody> {
+    return this.call('POST', '/api/v1/request', input, undefined, options.operator)
   }
 
   /**
@@ -333,6 +339,24 @@ export class SandboxClient {
     return this.call('GET', `/_sandbox/audit${params.size > 0 ? `?${params}` : ''}`)
   }
 
+  // ── API faults ────────────────────────────────────────────────────────
+
+  /** Adds a fault rule: the next matching create, verify or checkout requests get its fault. Answers the rule with its id. */
+  async addFault(rule: FaultRuleInput): Promise<FaultRule> {
+    return (await this.call<{ fault: FaultRule }>('POST', '/_sandbox/faults', rule)).fault
+  }
+
+  /** The fault rules, oldest first, with what each has done. */
+  async listFaults(): Promise<FaultRule[]> {
+    return (await this.call<{ faults: FaultRule[] }>('GET', '/_sandbox/faults')).faults
+  }
+
+  /** Removes one rule (its id) or every rule; resolves with the rules removed. A rule the sandbox lacks is a 404. */
+  async clearFaults(id?: string): Promise<FaultRule[]> {
+    if (id === undefined) return (await this.call<{ cleared: FaultRule[] }>('DELETE', '/_sandbox/faults', {})).cleared
+    return [(await this.call<{ fault: FaultRule }>('DELETE', `/_sandbox/faults/${encodeURIComponent(id)}`, {})).fault]
+  }
+
   // ── the Telegram Bot API emulator: playing the customer ────────────────
 
   async listBots(): Promise<ChatBot[]> {
@@ -402,7 +426,7 @@ export class SandboxClient {
     return this.follow(`/_sandbox/events${query.size > 0 ? `?${query}` : ''}`, options, (name, data) => {
       if (name === 'payment') onEvent({ type: 'payment', ...(data as { created: boolean; payment: Payment }) })
       else if (name === 'delivery') onEvent({ type: 'delivery', ...(data as { delivery: Delivery }) })
-      else if (name === 'merchant' || name === 'reset') onEvent({ type: name })
+      else if (name === 'merchant' || name === 'reset' || name === 'fault') onEvent({ type: name })
     })
   }
 

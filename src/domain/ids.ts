@@ -56,3 +56,8 @@ export function newDeliveryId(): string {
 export function isDeliveryId(value: string): boolean {
   return /^dlv_[A-Za-z0-9_-]{12}$/.test(value)
 }
+
+/** An API fault rule's id: `flt_` and 12 characters of base64url. */
+export function newFaultId(): string {
+  return `flt_${randomText(9)}`
+}

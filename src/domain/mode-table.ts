@@ -25,6 +25,8 @@ export interface ModeArg<Field extends string = string, T = unknown> {
   write(value: T): string
   /** The JSON Schema of the value as recorded. */
   readonly schema: Readonly<Record<string, unknown>>
+  /** The JSON Schema of the value as a JSON body or a scenario file types it: a number as a number, a duration as its text. */
+  readonly input: Readonly<Record<string, unknown>>
 }
 
 export interface ModeRow<Name extends string = string, Field extends string = string, T = unknown> {
@@ -135,6 +137,7 @@ export function durationArg<const F extends string>(field: F, range: { min: numb
     show: (ms) => formatDuration(ms ?? 0),
     write: (ms) => `${ms}ms`,
     schema: { type: 'integer', minimum: range.min, maximum: range.max },
+    input: { type: 'string', maxLength: 20, pattern: '^[0-9.]+(ms|s|m|h)?$' },
   }
 }
 
@@ -154,5 +157,6 @@ export function integerArg<const F extends string>(field: F, range: { min: numbe
     show: (n) => String(n ?? min),
     write: (n) => String(n),
     schema: oneOf ? { type: 'integer', enum: [...oneOf] } : { type: 'integer', minimum: min, maximum: max },
+    input: oneOf ? { type: 'integer', enum: [...oneOf] } : { type: 'integer', minimum: min, maximum: max },
   }
 }

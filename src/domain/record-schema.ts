@@ -1,4 +1,6 @@
 import type { Ajv, ValidateFunction } from 'ajv'
+import { FAULT_RULE_REQUIRED, faultRuleFields, type FaultRule } from './api-fault.js'
+import { FAULT_HIT_REQUIRED, faultHitFields, type FaultHit } from './api-fault-hit.js'
 import { describeError, exportFileSchema, type FieldsOf, formatsAjv, isEchoError } from './export-schema.js'
 import { paymentStatuses } from './payment.js'
 import { deliveryProblems, paymentProblems } from './transfer.js'
@@ -61,6 +63,20 @@ const verifyJournal = {
     entries: { type: 'array', minItems: 1, maxItems: VERIFY_JOURNAL_KEEP, items: ref('verifyEntry') },
   } satisfies FieldsOf<VerifyJournal>,
   required: ['trackId', 'count', 'entries'],
+  additionalProperties: false,
+} as const
+
+const faultRule = {
+  type: 'object',
+  properties: { ...faultRuleFields, createdAt: timestamp } satisfies FieldsOf<FaultRule>,
+  required: [...FAULT_RULE_REQUIRED],
+  additionalProperties: false,
+} as const
+
+const faultHit = {
+  type: 'object',
+  properties: { ...faultHitFields, at: timestamp } satisfies FieldsOf<FaultHit>,
+  required: [...FAULT_HIT_REQUIRED],
   additionalProperties: false,
 } as const
 
@@ -136,7 +152,7 @@ const tgFile = {
 export const recordsSchema = {
   $id: 'pay-sandbox-records.json',
   title: 'pay sandbox data file records',
-  $defs: { ...exportFileSchema.$defs, clock, verifyEntry, verifyJournal, tgBot, tgChat, tgMessage, tgUpdate, tgFile },
+  $defs: { ...exportFileSchema.$defs, clock, verifyEntry, verifyJournal, faultRule, faultHit, tgBot, tgChat, tgMessage, tgUpdate, tgFile },
 } as const
 
 /** The lists of a data file and the record each holds. */
@@ -145,6 +161,8 @@ const LIST_DEFS = {
   payments: ref('payment'),
   deliveries: ref('delivery'),
   verifies: ref('verifyJournal'),
+  faults: ref('faultRule'),
+  faultHits: ref('faultHit'),
   tgBots: ref('tgBot'),
   tgChats: ref('tgChat'),
   tgMessages: ref('tgMessage'),
@@ -163,6 +181,7 @@ const KIND_DEFS = {
   verify: ref('verifyEntry'),
   reset: undefined,
   tg: undefined,
+  fault: undefined,
 } as const
 type Kind = keyof typeof KIND_DEFS
 
@@ -178,16 +197,32 @@ const TG_CHANGES = {
   unfile: { fileId: { type: 'string', minLength: 1 } },
 } as const
 
+/** The API fault rules' changes by type (`t`): a rule added, its counts, one removed, all removed, a fault played. */
+const FAULT_CHANGES = {
+  rule: { v: ref('faultRule') },
+  count: { id: faultRuleFields.id, matched: faultRuleFields.matched, played: faultRuleFields.played },
+  off: { id: faultRuleFields.id },
+  clear: {},
+  hit: { v: ref('faultHit') },
+} as const
+
 const seq = { type: 'integer', minimum: 0 } as const
 
-function lineSchema(kind: Kind, tg?: keyof typeof TG_CHANGES): object {
+/** A change kind whose records carry a type (`v.t`) with fields of their own. */
+const TYPED: { tg: typeof TG_CHANGES; fault: typeof FAULT_CHANGES } = { tg: TG_CHANGES, fault: FAULT_CHANGES }
+type TypedKind = keyof typeof TYPED
+
+function lineSchema(kind: Kind, type?: string): object {
   const record = (properties: Record<string, object>) => ({
     type: 'object',
     properties,
     required: Object.keys(properties),
     additionalProperties: false,
   })
-  if (kind === 'tg') return record({ s: seq, k: { const: 'tg' }, v: record({ t: { const: tg }, ...TG_CHANGES[tg!] }) })
+  if (kind === 'tg' || kind === 'fault') {
+    const fields = (TYPED[kind] as Record<string, Record<string, object>>)[type!]!
+    return record({ s: seq, k: { const: kind }, v: record({ t: { const: type }, ...fields }) })
+  }
   const v = KIND_DEFS[kind]
   return record({ s: seq, k: { const: kind }, ...(v ? { v } : {}) })
 }
@@ -219,9 +254,11 @@ let wordyAjv: Ajv | undefined
 const fast = () => (fastAjv ??= formatsAjv({ messages: false }))
 const wordy = () => (wordyAjv ??= formatsAjv({ messages: true }))
 
-type LineName = Exclude<Kind, 'tg'> | `tg ${keyof typeof TG_CHANGES}`
-const lineSchemaOf = (name: LineName): object =>
-  name.startsWith('tg ') ? lineSchema('tg', name.slice(3) as keyof typeof TG_CHANGES) : lineSchema(name as Kind)
+type LineName = Exclude<Kind, TypedKind> | `tg ${keyof typeof TG_CHANGES}` | `fault ${keyof typeof FAULT_CHANGES}`
+const lineSchemaOf = (name: LineName): object => {
+  const [kind, type] = name.split(' ') as [Kind, string | undefined]
+  return lineSchema(kind, type)
+}
 const listSchemaOf = (name: StoredList): object => LIST_DEFS[name]
 const lists = { fast: new Validators(fast, listSchemaOf), wordy: new Validators(wordy, listSchemaOf) }
 const lines = { fast: new Validators(fast, lineSchemaOf), wordy: new Validators(wordy, lineSchemaOf) }
@@ -269,13 +306,14 @@ export function journalRecordProblem(value: unknown): string | undefined {
     return `not a journal record: k must be one of ${Object.keys(KIND_DEFS).join(', ')} (got ${JSON.stringify(line.k) ?? 'nothing'})`
   }
   const kind = line.k as Kind
-  if (kind === 'tg') {
+  if (kind === 'tg' || kind === 'fault') {
+    const types = TYPED[kind] as Record<string, object>
     const t = line.v?.t
-    if (typeof t !== 'string' || !Object.hasOwn(TG_CHANGES, t)) {
-      return `not a journal record: v.t of a tg record must be one of ${Object.keys(TG_CHANGES).join(', ')} (got ${JSON.stringify(t) ?? 'nothing'})`
+    if (typeof t !== 'string' || !Object.hasOwn(types, t)) {
+      return `not a journal record: v.t of a ${kind} record must be one of ${Object.keys(types).join(', ')} (got ${JSON.stringify(t) ?? 'nothing'})`
     }
-    const type = t as keyof typeof TG_CHANGES
-    return check(lines, `tg ${type}` as const, value, `tg ${type}`, 'v' in TG_CHANGES[type] ? '/v/v' : '/v')
+    const name = `${kind} ${t}` as LineName
+    return check(lines, name, value, name, 'v' in types[t]! ? '/v/v' : '/v')
   }
   const problem = check(lines, kind, value, kind, '/v')
   if (problem !== undefined) return problem

@@ -1,3 +1,4 @@
+import type { FaultRuleInput } from './api-fault.js'
 import type { CallbackMode, ChaosSettings } from './fault.js'
 
 /**
@@ -58,6 +59,8 @@ export interface SandboxSettings {
   chain?: ChainOptions
   quiet: boolean
   files?: StartFiles
+  /** API fault rules played from the start, as given (`pay sandbox start --api-fault`). */
+  apiFaults?: readonly FaultRuleInput[]
   /** Where customers and bots reach the sandbox (a tunnel, a LAN name): checkout URLs start with it. */
   publicUrl?: string
   /** The Bot API emulator: URL buttons may lead to local addresses, which Telegram refuses. */

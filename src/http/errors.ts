@@ -101,5 +101,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** What the request log line reports. */
     outcome?: { result?: number; trackId?: string; error?: string }
+    /** A fault the sandbox played on the request (src/faults), in words: `status 503`, `timeout, client gave up after 30.2 s`. */
+    fault?: string
+  }
+  interface FastifyInstance {
+    /** Logs a request a fault ended with no answer (HTTP status 0); absent when the sandbox keeps no request log. */
+    logUnanswered?: (request: FastifyRequest, ms: number) => void
   }
 }

@@ -278,7 +278,12 @@ const counts = {
 export const resetResponse = {
   type: 'object',
   properties: {
-    cleared: { type: 'object', description: 'payments and deliveries removed', properties: { payments: { type: 'integer' }, deliveries: { type: 'integer' } }, required: ['payments', 'deliveries'] },
+    cleared: {
+      type: 'object',
+      description: 'payments, deliveries and API fault rules removed',
+      properties: { payments: { type: 'integer' }, deliveries: { type: 'integer' }, faults: { type: 'integer', description: 'API fault rules removed' } },
+      required: ['payments', 'deliveries', 'faults'],
+    },
     kept: { type: 'object', description: 'merchants stay, with their keys', properties: { merchants: { type: 'integer' } }, required: ['merchants'] },
   },
   required: ['cleared', 'kept'],
@@ -322,12 +327,15 @@ export const errorSchemas = [
 ]
 
 type Schema = object
-type Method = 'GET' | 'POST'
+type Method = 'GET' | 'POST' | 'DELETE'
+
+const CHANGE = ['invalidJson', 'hostNotAllowed', 'originNotAllowed', 'crossSiteRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internalError'] as const
 
 /** Refusals every route can give, by method: the guard's, the body parser's, and a bug's. */
 const COMMON = {
   GET: ['hostNotAllowed', 'originNotAllowed', 'internalError'],
-  POST: ['invalidJson', 'hostNotAllowed', 'originNotAllowed', 'crossSiteRequest', 'payloadTooLarge', 'unsupportedMediaType', 'internalError'],
+  POST: CHANGE,
+  DELETE: CHANGE,
 } as const satisfies Record<Method, readonly RequestErrorKind[]>
 
 /** The guard's refusals, which a page route answers with a page. */

@@ -8,6 +8,8 @@ export type Change =
   | { kind: 'merchant' }
   /** Everything may have changed: a reset or an import. */
   | { kind: 'reset' }
+  /** An API fault rule was added or removed, or faults were played. */
+  | { kind: 'fault' }
 
 /**
  * Gathers durable changes for the event stream, all from the store's change feed (whichever instance made them):
@@ -35,6 +37,11 @@ export class ChangeFeed implements PaymentListener {
 
   paymentsReplaced(): void {
     this.emit({ kind: 'reset' })
+  }
+
+  /** A change of the API fault rules, or faults played, is durable. */
+  faultsChanged(): void {
+    this.emit({ kind: 'fault' })
   }
 
   subscribe(listener: (change: Change) => void): () => void {

@@ -6,6 +6,7 @@ import type { PaymentStatus } from '../domain/types.js'
 import { verifyOutcome } from '../domain/validate.js'
 import type { WireProvider } from '../http/type-provider.js'
 import type { SandboxService } from '../service/sandbox.js'
+import type { FaultRule } from '../domain/api-fault.js'
 import type { LabReaders } from './lab.js'
 import { auditPage } from './pages/audit.js'
 import { HOME_ROWS, homePage } from './pages/home.js'
@@ -19,6 +20,10 @@ import { pickPayments } from './payment-query.js'
 import { readFilter } from './request-filter.js'
 import type { RequestLog } from './request-log.js'
 import { routeSchemas as schemas } from './schemas.js'
+
+/** Whether a rule can fault a payment's requests: verify or checkout, of its merchant and trackId (or any). */
+const reaches = (rule: FaultRule, payment: { trackId: string; merchant: string }): boolean =>
+  rule.route !== 'create' && (rule.trackId === undefined || rule.trackId === payment.trackId) && (rule.merchant === undefined || rule.merchant === payment.merchant)
 
 /** Requests shown on a payment's page. */
 const PAYMENT_REQUESTS = 20
@@ -60,6 +65,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
         deliveriesOf,
         latestRequests: kept.slice(-HOME_ROWS).reverse(),
         requestsKept: kept.length,
+        ...(lab.faults ? { faults: lab.faults.rules() } : {}),
         links: site.links(),
       })
       return send(reply, page)
@@ -121,6 +127,7 @@ export function inspectorPageRoutes(service: SandboxService, requests: RequestLo
             (id) => service.store.getPayment(id),
           ),
           ...(lab.verifiesOf ? { verifies: lab.verifiesOf(trackId) ?? { count: 0, entries: [] } } : {}),
+          ...(lab.faults ? { faults: { rules: lab.faults.rules().filter((r) => reaches(r, payment)), hits: lab.faults.hitsOf(trackId) } } : {}),
           links: site.links(),
         })
         return send(reply, page)

@@ -34,6 +34,7 @@ export function inspectorPlugin(options: InspectorOptions) {
       options.service.onPaymentChanged(changes),
       options.callbacks.onDeliveryChanged((delivery) => changes.deliveryChanged(delivery)),
       () => changes.close(),
+      options.lab?.faults?.onChanged(() => changes.faultsChanged()) ?? (() => {}),
     ]
     // Pages that other plugins may serve are linked only when they exist.
     let links: SiteLinks = { docs: false, audit: options.lab?.audit !== undefined }

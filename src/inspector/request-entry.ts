@@ -20,14 +20,17 @@ export interface RequestEntry {
   path: string
   /** The query as sent (without `?`), masked the same way; never for the Bot API. */
   query?: string
+  /** The HTTP status answered; 0 when a fault closed the connection with no answer. */
   status: number
   /** The spec's `result` (spec API), when the answer carried one. */
   result?: number
   /** The request error's code (`invalid_json`, `not_found` …). */
   error?: string
   trackId?: string
-  /** Time to answer, to 0.1 ms. */
+  /** Time to answer (or, with no answer, until the connection closed), to 0.1 ms. */
   ms: number
+  /** A fault the sandbox played on the request, in words: `status 503`, `timeout, client gave up after 30.2 s`. */
+  fault?: string
   /** The body's first KEPT_BYTES.body bytes as UTF-8 (spec and control API only), masked the same way. */
   body?: string
   /** The body's whole size. */

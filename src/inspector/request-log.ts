@@ -25,6 +25,8 @@ export interface AnsweredRequest {
   outcome?: { result?: number; trackId?: string; error?: string }
   /** The JSON body as received, when the JSON parser read one. */
   body?: ReceivedBody
+  /** A fault the sandbox played on it, in words. */
+  fault?: string
   /** The request carried the operator mark (Pay-Sandbox-Operator: 1). */
   operator?: boolean
 }
@@ -108,6 +110,7 @@ function describe(request: AnsweredRequest, whole: boolean): Omit<RequestEntry, 
     entry.bodyBytes = size
     if (size > BODY_MASKED_BYTES || cut.bytes !== undefined) entry.bodyTruncated = true
   }
+  if (request.fault !== undefined) entry.fault = request.fault
   if (Object.keys(truncated).length > 0) entry.truncated = truncated
   if (request.operator) entry.operator = true
   return entry
@@ -138,11 +141,12 @@ function utf8Prefix(bytes: Buffer, max: number): Buffer {
 /** The sandbox console's line for a request; a text kept cut ends with `…`. */
 export function consoleLine(entry: Omit<RequestEntry, 'seq'>): string {
   const cut = (field: CutField) => (entry.truncated?.[field] !== undefined ? '…' : '')
-  const parts = [entry.at.slice(11, 23), entry.method, entry.path + cut('path'), String(entry.status)]
+  const parts = [entry.at.slice(11, 23), entry.method, entry.path + cut('path'), entry.status === 0 ? '---' : String(entry.status)]
   if (entry.result !== undefined) parts.push(`result=${entry.result}`)
   if (entry.error !== undefined) parts.push(`error=${entry.error}`)
   if (entry.trackId !== undefined) parts.push(`trackId=${entry.trackId}${cut('trackId')}`)
   parts.push(`${entry.ms.toFixed(1)}ms`)
+  if (entry.fault !== undefined) parts.push(`fault: ${entry.fault}`)
   return parts.join(' ')
 }
 
@@ -163,6 +167,7 @@ function entryBound(request: AnsweredRequest): number {
   if (o?.error !== undefined) bytes += jsonBound(o.error.length)
   if (o?.trackId !== undefined) bytes += kept(o.trackId.length, KEPT_BYTES.trackId)
   if (request.body !== undefined) bytes += kept(bodySize(request.body), KEPT_BYTES.body)
+  if (request.fault !== undefined) bytes += jsonBound(request.fault.length)
   return bytes
 }
 

@@ -164,7 +164,7 @@ export const routeSchemas = {
     summary: 'Durable changes as they happen, for the inspector\'s pages and scripts',
     querystring: changeEventsQuery,
     response: eventStream(
-      'each sent once the change is on disk: `payment` ({created, payment}), `delivery` ({delivery}), `merchant`, `reset` (a reset or an import); with requests=true also `request`; `shutdown` when the sandbox stops',
+      'each sent once the change is on disk: `payment` ({created, payment}), `delivery` ({delivery}), `merchant`, `reset` (a reset or an import), `fault` (an API fault rule added or removed, or faults played); with requests=true also `request`; `shutdown` when the sandbox stops',
     ),
   },
 } as const

@@ -10,6 +10,7 @@ import {
   SCENARIO_VERSION,
   type ChatAction,
   type CreateExpect,
+  type FaultStep,
   type HttpBind,
   type HttpExpect,
   type HttpMethod,
@@ -22,6 +23,7 @@ import {
 import { nearest, schemaProblems, type Problem } from './validate.js'
 import { CLOCK_LATEST, CLOCK_LATEST_MS } from '../domain/clock-range.js'
 import { readDuration } from '../domain/duration.js'
+import { faultRuleProblem } from '../domain/api-fault.js'
 
 export { LIMITS, STEP_KINDS }
 
@@ -318,11 +320,13 @@ class Checker {
         const merchant = audit.merchant as Json | undefined
         this.refs(merchant, at('audit', 'merchant'))
         if (audit.payment !== undefined) this.payment(audit.payment, at('audit', 'payment'))
+        this.refs(audit.trackId, at('audit', 'trackId'))
         return {
           ...base,
           kind,
           ...(merchant !== undefined ? { merchant } : {}),
           ...(audit.payment !== undefined ? { payment: audit.payment } : {}),
+          ...(audit.trackId !== undefined ? { trackId: audit.trackId } : {}),
           strict: audit.strict ?? false,
           ignore: [...(audit.ignore ?? [])],
           expect: {
@@ -334,6 +338,8 @@ class Checker {
           },
         }
       }
+      case 'fault':
+        return this.fault((raw as { fault: Record<string, unknown> }).fault, base, at)
       case 'chat': {
         const chat = (raw as StepFile<'chat'>).chat
         const where = this.where(chat.bot !== undefined ? at('chat', 'bot') : at('chat'))
@@ -457,6 +463,26 @@ class Checker {
       expect: expected,
       where: this.where(at('http', 'url')),
     }
+  }
+
+  /**
+   * A fault step: the rule checked as the sandbox checks it (a reference in merchant or trackId stands for a value
+   * that passes, its own value is checked when the step runs), `payment` as a create step of the file.
+   */
+  private fault(fault: Record<string, unknown>, base: { number: number; title?: string }, at: (...rest: Path) => Path): FaultStep {
+    if (fault.clear === true) return { ...base, kind: 'fault', clear: true }
+    const { payment, ...rule } = fault as { payment?: string } & Record<string, Json>
+    if (payment !== undefined) this.payment(payment, at('fault', 'payment'))
+    const stand = { ...rule } as Record<string, unknown>
+    for (const field of ['merchant', 'trackId'] as const) {
+      if (rule[field] === undefined) continue
+      this.refs(rule[field], at('fault', field))
+      if (typeof rule[field] === 'string' && rule[field].includes('${')) stand[field] = 'a_reference'
+    }
+    if (payment !== undefined) stand.trackId = 'a_payment'
+    const problem = faultRuleProblem(stand)
+    if (problem !== undefined) this.problem(at('fault'), payment !== undefined ? problem.replace(/^a create has no trackId yet: trackId/, 'a create has no trackId yet: payment') : problem)
+    return { ...base, kind: 'fault', rule, ...(payment !== undefined ? { payment } : {}) }
   }
 
   /** A regular expression of the file: it compiles, and its references name what earlier steps bind. */

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import { SandboxApiError, type SandboxClient, type Delivery } from '../client/index.js'
+import { compactFault, type FaultRuleInput } from '../domain/api-fault.js'
 import { checkoutTrackId } from '../domain/checkout-url.js'
 import { formatDuration } from '../domain/duration.js'
 import { DEFAULT_CHAT_ID } from '../telegram/messages.js'
@@ -10,7 +11,7 @@ import { type HttpAccess, LOCAL_ONLY } from './http-call.js'
 import { HttpSteps } from './run-http.js'
 import { LabSteps, Unmet } from './run-lab.js'
 import { resolveValue, type Json } from './template.js'
-import type { CallbackStep, ChatStep, CreateStep, HttpStep, JsonMatcher, PaymentRef, Presence, Scenario, SimulateStep, Step, StepKind, VerifyStep } from './types.js'
+import type { CallbackStep, ChatStep, CreateStep, FaultStep, HttpStep, JsonMatcher, PaymentRef, Presence, Scenario, SimulateStep, Step, StepKind, VerifyStep } from './types.js'
 
 export type StepOutcome = 'passed' | 'failed' | 'skipped'
 
@@ -154,6 +155,8 @@ class ScenarioRun {
   private readonly merchants = new Map<string, string>()
   /** Deliveries already matched by a callback step. */
   private readonly consumedDeliveries = new Set<string>()
+  /** The API fault rules this run added: removed when it ends. */
+  private readonly faults = new Set<string>()
   private readonly lab: LabSteps
   private readonly chat: ChatSteps
   private readonly http: HttpSteps
@@ -245,9 +248,11 @@ class ScenarioRun {
         return this.lab.verifies(step, this.trackIdOf(step))
       case 'audit': {
         const merchant = step.merchant === undefined ? undefined : String(this.resolve(step.merchant))
-        const trackId = step.payment === undefined ? undefined : this.payments.get(step.payment)!.trackId
+        const trackId = step.payment !== undefined ? this.payments.get(step.payment)!.trackId : step.trackId !== undefined ? this.trackIdOf({ trackId: step.trackId }) : undefined
         return this.lab.audit(step, { ...(merchant !== undefined ? { merchant } : {}), ...(trackId !== undefined ? { trackId } : {}) })
       }
+      case 'fault':
+        return this.fault(step)
       case 'chat': {
         const { detail, bound } = await this.chat.step(step)
         if (step.as !== undefined) this.bindings.set(step.as, bound ?? {})
@@ -261,11 +266,31 @@ class ScenarioRun {
     }
   }
 
+  /** Adds the rule (references resolved, a payment of the file as its trackId), or removes every rule. */
+  private async fault(step: FaultStep): Promise<string> {
+    try {
+      if ('clear' in step) {
+        const cleared = await this.client.clearFaults()
+        for (const rule of cleared) this.faults.delete(rule.id)
+        return `${cleared.length} rule${cleared.length === 1 ? '' : 's'} removed`
+      }
+      const rule = this.resolve(step.rule) as Record<string, unknown>
+      if (step.payment !== undefined) rule.trackId = this.payments.get(step.payment)!.trackId
+      const added = await this.client.addFault(rule as unknown as FaultRuleInput)
+      this.faults.add(added.id)
+      return `rule ${added.id}: ${compactFault(added, 'show')}`
+    } catch (error) {
+      if (error instanceof SandboxApiError) throw new Unmet(`the sandbox refused the fault rule: ${error.message}`)
+      throw error
+    }
+  }
+
   private async create(step: CreateStep): Promise<void> {
     const body = this.resolve(step.body) as Record<string, unknown>
     let answer: Record<string, unknown>
     try {
-      answer = (await this.client.createPayment(body as never)) as unknown as Record<string, unknown>
+      // The merchant's own create: never marked as the operator's, so API faults play on it.
+      answer = (await this.client.createPayment(body as never, { operator: false })) as unknown as Record<string, unknown>
     } catch (error) {
       if (error instanceof SandboxApiError && 'error' in step.expect) {
         const problems = [...check('error', step.expect.error, error.code)]
@@ -326,7 +351,12 @@ class ScenarioRun {
     const trackId = step.trackId !== undefined ? this.resolve(step.trackId) : payment?.trackId
     const merchant = step.merchant !== undefined ? this.resolve(step.merchant) : payment?.merchant
     // By default the step plays the merchant's verify; with operator, the sandbox operator's look, which judges nothing.
-    const answer = (await this.client.verifyPayment({ trackId: trackId as string, merchant: merchant as string }, { operator: step.operator })) as unknown as Record<string, unknown>
+    // Every answer under /api/v1 carries a result, a request error's or an API fault's (503) too: it is checked as any.
+    const res = await this.client.raw({ method: 'POST', path: '/api/v1/verify', body: { trackId, merchant }, operator: step.operator })
+    const answer = res.json as Record<string, unknown> | undefined
+    if (typeof answer?.result !== 'number') {
+      throw new Unmet(`verify answered HTTP ${res.status} with no result code${res.text ? `: ${JSON.stringify(res.text.slice(0, 120))}` : ''}${res.headers['x-pay-sandbox-fault'] !== undefined ? ` (fault rule ${String(res.headers['x-pay-sandbox-fault'])})` : ''}`)
+    }
     if (step.as !== undefined) this.bindings.set(step.as, { ...answer })
     const { expect } = step
     const problems: string[] = []
@@ -417,7 +447,9 @@ class ScenarioRun {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.receivers.values()].map((r) => r.stop()))
+    // The run's fault rules go with it: the sandbox answers for real again (one already removed is no matter).
+    const faults = [...this.faults].map((id) => this.client.clearFaults(id).catch(() => []))
+    await Promise.all([...[...this.receivers.values()].map((r) => r.stop()), ...faults])
   }
 }
 
@@ -483,8 +515,10 @@ export function defaultTitle(step: Step): string {
     case 'audit': {
       const e = step.expect
       const wanted = [e.verdict, e.fail !== undefined ? `${e.fail} fail` : undefined, e.warn !== undefined ? `${e.warn} warn` : undefined, ...(e.found ?? []).map((c) => `finds ${c}`), ...(e.absent ?? []).map((c) => `no ${c}`)]
-      return `audit${step.payment ? ` ${step.payment}` : ''}${step.merchant !== undefined ? ' (merchant)' : ''} → ${wanted.filter(Boolean).join(', ') || 'any'}`
+      return `audit${step.payment ? ` ${step.payment}` : step.trackId !== undefined ? ` ${paymentTitle({ trackId: step.trackId })}` : ''}${step.merchant !== undefined ? ' (merchant)' : ''} → ${wanted.filter(Boolean).join(', ') || 'any'}`
     }
+    case 'fault':
+      return 'clear' in step ? 'fault: clear every rule' : `fault ${compactFault(step.rule as unknown as FaultRuleInput, 'show')}${step.payment !== undefined ? ` on ${step.payment}` : ''}`
     case 'chat':
       return chatTitle(step)
     case 'http':

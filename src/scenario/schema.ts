@@ -1,4 +1,5 @@
 import { CHECK_IDS } from '../audit/rules.js'
+import { COMPACT_FORM, faultRuleInputSchema } from '../domain/api-fault.js'
 import { CLOCK_LATEST } from '../domain/clock-range.js'
 import { CALLBACK_MODE_PATTERN, CALLBACK_MODE_RULE, FAULT_EXAMPLES } from '../domain/fault.js'
 import { outcomes, paymentStatuses } from '../domain/payment.js'
@@ -629,9 +630,11 @@ const auditStep = {
       description: 'Which payments: those of a merchant of this file, or one payment (by default every payment in the sandbox).',
       type: 'object',
       additionalProperties: false,
+      ...NOT_BOTH,
       properties: {
         merchant: sent('Merchant API key', 'Only this merchant’s payments, e.g. "${shop.key}".', ['${shop.key}']),
         payment: stepName('Payment', 'create', 'order'),
+        trackId: paymentOrTrackId('').trackId,
         strict: { title: 'Strict', description: 'Warnings fail too.', type: 'boolean', default: false },
         ignore: { title: 'Checks left out', description: 'Checks the audit leaves out, e.g. insecure-url for local receivers.', type: 'array', items: checkId, maxItems: CHECK_IDS.length, examples: [['insecure-url']] },
       },
@@ -655,6 +658,54 @@ const auditStep = {
   },
 } as const
 
+const faultStep = {
+  title: 'fault step',
+  description:
+    'Makes the spec API itself fail, as `pay fault add` does: the merchant’s next create, verify or checkout requests that match the rule get its fault (an error, a proxy’s page, a delay, a held request, a reset). The rules a run adds are removed when the run ends; {clear: true} removes every rule now. The operator’s requests (a verify step with operator: true) are never faulted.',
+  type: 'object',
+  required: ['fault'],
+  additionalProperties: false,
+  properties: {
+    fault: {
+      title: 'Fault rule',
+      description: `A rule: route, one fault and its scope, as pay fault add takes them (its compact form: ${COMPACT_FORM}); or {clear: true}.`,
+      oneOf: [
+        {
+          title: 'Rule',
+          type: 'object',
+          required: ['route'],
+          additionalProperties: false,
+          properties: {
+            ...faultRuleInputSchema.properties,
+            merchant: {
+              title: 'Merchant API key',
+              description: 'Only requests of this merchant key (create, verify: the key sent; checkout: the payment’s merchant), e.g. "${shop.key}".',
+              type: 'string',
+              minLength: 1,
+              maxLength: 200,
+              examples: ['${shop.key}'],
+            },
+            trackId: {
+              title: 'Track ID',
+              description: 'Only requests about this payment (verify, checkout), e.g. "${order.trackId}". Or give "payment".',
+              type: 'string',
+              minLength: 1,
+              maxLength: 200,
+              examples: ['${order.trackId}'],
+            },
+            payment: { ...stepName('Payment', 'create', 'order'), description: 'Only requests about this payment of the file (verify, checkout): the "as" name of an earlier create step. Or give "trackId".' },
+          },
+          ...NOT_BOTH,
+          examples: [{ route: 'verify', status: 503, times: 2, payment: 'order' }, { route: 'create', status: 503, after: true, times: 1, merchant: '${shop.key}' }],
+        },
+        { title: 'Clear', type: 'object', required: ['clear'], additionalProperties: false, properties: { clear: { title: 'Clear', description: 'Remove every fault rule of the sandbox.', const: true } } },
+      ],
+      examples: [{ route: 'verify', status: 503, times: 2, trackId: '${order.trackId}' }, { clear: true }],
+    },
+    title,
+  },
+} as const
+
 /** One schema per step kind, each required to carry its action key, in the order docs/reference/scenarios.md lists them. */
 export const stepSchemas = {
   receiver: receiverStep,
@@ -670,6 +721,7 @@ export const stepSchemas = {
   mine: mineStep,
   verifies: verifiesStep,
   audit: auditStep,
+  fault: faultStep,
   chat: chatStep,
   http: httpStep,
 } as const
@@ -710,7 +762,7 @@ export const scenarioSchema = {
       errorMessage: `must be a list of 1 to ${LIMITS.steps} steps`,
       items: {
         title: 'Step',
-        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat, http), an optional "title" and, on create, simulate, verify, verifies, audit and http, an optional "expect".',
+        description: 'An object with one action key (receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, fault, chat, http), an optional "title" and, on create, simulate, verify, verifies, audit and http, an optional "expect".',
         oneOf: [
           stepSchemas.receiver,
           stepSchemas.merchant,
@@ -725,6 +777,7 @@ export const scenarioSchema = {
           stepSchemas.mine,
           stepSchemas.verifies,
           stepSchemas.audit,
+          stepSchemas.fault,
           stepSchemas.chat,
           stepSchemas.http,
         ],

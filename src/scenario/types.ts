@@ -41,6 +41,7 @@ export type Step =
   | MineStep
   | VerifiesStep
   | AuditStep
+  | FaultStep
   | ChatStep
   | HttpStep
 export type StepKind = Step['kind']
@@ -148,10 +149,18 @@ export interface AuditStep extends StepBase {
   merchant?: Json
   /** Name of a create step. */
   payment?: string
+  /** A payment the file did not create (e.g. through the merchant's shop). */
+  trackId?: Json
   strict: boolean
   ignore: NonNullable<Read<Steps['audit']['properties']['audit']>['ignore']>
   expect: Read<Steps['audit']['properties']['expect']>
 }
+
+/**
+ * Adds an API fault rule (`rule`: its fields as written, `merchant` and `trackId` may hold references; `payment`:
+ * a create step whose trackId scopes it), or removes every rule (`clear`).
+ */
+export type FaultStep = StepBase & { kind: 'fault' } & ({ rule: Record<string, Json>; payment?: string } | { clear: true })
 
 /** Plays the customer of a bot in the Telegram Bot API emulator. */
 export interface ChatStep extends StepBase {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import type { BuildCompilerFromPool } from '@fastify/ajv-compiler'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import type { AllowedHosts } from '../domain/request-guard.js'
 import { type AnsweredRequest, consoleLine, describeLine, isQuiet, type RequestLog } from '../inspector/request-log.js'
 import { isOperatorMark, OPERATOR_HEADER } from '../domain/operator.js'
@@ -49,6 +49,8 @@ export interface AppOptions {
   timeouts?: RequestTimeouts
   /** Extra route plugins (checkout pages, callbacks control). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
+  /** Plugins whose hooks reach the routes (API faults), registered before them. */
+  wrappers?: Array<(app: FastifyInstance) => Promise<void>>
   /**
    * Waits until the store holds every change acknowledged before a request was sent, by any instance; run before
    * each request. Absent when nothing but this instance writes (the data file): then requests wait for nothing.
@@ -150,18 +152,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The one place requests are seen answered: the console line and the request log come from one record. The log
     // keeps it as it is and describes it when read; the console line needs only its start (not the query or body).
     const operatorHeader = OPERATOR_HEADER.toLowerCase()
-    app.addHook('onResponse', function logAnswered(request, reply, done) {
-      if (isQuiet(request.url)) return done()
-      const answered: AnsweredRequest = { method: request.method, url: request.url, status: reply.statusCode, ms: reply.elapsedTime, at: new Date() }
+    const record = (request: FastifyRequest, status: number, ms: number): void => {
+      if (isQuiet(request.url)) return
+      const answered: AnsweredRequest = { method: request.method, url: request.url, status, ms, at: new Date() }
       if (request.outcome) answered.outcome = request.outcome
       if (request.jsonBody) answered.body = request.jsonBody
+      if (request.fault !== undefined) answered.fault = request.fault
       if (isOperatorMark(request.headers[operatorHeader])) answered.operator = true
       if (log) log(consoleLine(describeLine(answered)!))
       requests?.add(answered)
+    }
+    app.addHook('onResponse', function logAnswered(request, reply, done) {
+      record(request, reply.statusCode, reply.elapsedTime)
       done()
     })
+    // A request a fault ended with no answer never reaches onResponse: its entry has status 0.
+    app.decorate('logUnanswered', (request: FastifyRequest, ms: number) => record(request, 0, ms))
   }
 
+  for (const plugin of options.wrappers ?? []) await app.register(plugin)
   await app.register(apiRoutes(options.service))
   await app.register(sandboxRoutes(options.service, options.info, options.clock))
   await app.register(checkoutRoutes(options.service, options.checkout))

@@ -32,6 +32,9 @@ import type { SandboxSettings, StartFiles } from '../domain/settings.js'
 import { callbackRoutes } from './routes/callbacks.js'
 import { telegramPlugin } from '../telegram/plugin.js'
 import { inspectorPlugin } from '../inspector/plugin.js'
+import { faultsPlugin } from '../faults/plugin.js'
+import { FaultService } from '../faults/service.js'
+import { type FaultRuleInput, faultRuleProblem, HOLD_MAX_MS, inputOf } from '../domain/api-fault.js'
 import { RequestLog, type RequestLogLimits } from '../inspector/request-log.js'
 import { type TelegramOptions, TelegramService } from '../telegram/service.js'
 
@@ -102,6 +105,13 @@ export interface StartOptions {
   requestLog?: Partial<RequestLogLimits>
   /** Shown in /_sandbox/health's settings only: the files the caller imported at start and exports at stop. */
   files?: StartFiles
+  /**
+   * API fault rules to play from the start (`pay sandbox start --api-fault`): they replace the rules an earlier start
+   * put in the data file, and are listed, counted and removed like any other.
+   */
+  apiFaults?: readonly FaultRuleInput[]
+  /** The longest a request is held open by a timeout fault (default 5 minutes). */
+  faultHoldMs?: number
 }
 
 export interface RunningSandbox {
@@ -118,6 +128,8 @@ export interface RunningSandbox {
   chain: ChainService
   /** Expires pending payments; undefined without a time to live. */
   expiry: ExpiryWatch | undefined
+  /** The API fault rules. */
+  faults: FaultService
   /** Finishes in-flight requests, writes the full state to the data file, releases it. */
   stop(): Promise<void>
 }
@@ -193,6 +205,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     const expiry = options.paymentTtlMs !== undefined ? new ExpiryWatch(service, sandboxClock, options.paymentTtlMs) : undefined
     if (expiry) service.onPaymentChanged((started.expiry = expiry))
     const telegram = new TelegramService(store, { ...options.telegram, now })
+    const faults = new FaultService(store, now)
+    service.onPaymentChanged(faults)
+    // The rules of the last start go; this start's take their place.
+    await faults.clear('start')
+    for (const rule of options.apiFaults ?? []) await faults.add(rule, 'start')
     let info: SandboxInfo = {
       name: 'pay-sandbox',
       version,
@@ -214,6 +231,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
       // Each request sees every change acknowledged before it was sent, by any instance.
       ...(store.syncs ? { sync: () => store.sync() } : {}),
       onShutdownRequest: () => (options.onShutdownRequest ?? (() => void running.stop().catch(() => {})))(),
+      wrappers: [faultsPlugin({ faults, store, now, ...(options.faultHoldMs !== undefined ? { holdMaxMs: options.faultHoldMs } : {}) })],
       plugins: [
         callbackRoutes(store, callbacks),
         telegramPlugin(telegram),
@@ -229,6 +247,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           lab: {
             clock: () => sandboxClock.view(),
             verifiesOf: (trackId) => service.store.verifiesOf(trackId),
+            faults: { rules: () => faults.list(), hitsOf: (trackId) => faults.hitsOf(trackId), onChanged: (listener) => faults.onChanged(listener) },
             audit: async () => {
               await service.store.flushObservations()
               return runAudit(service, sandboxClock, { strict: false }, options.audit)
@@ -277,6 +296,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
       clock,
       chain,
       expiry,
+      faults,
       stop: () =>
         (stopping ??= (async () => {
           // Retries, expiries and blocks wait for the next start rather than holding up the stop.
@@ -324,6 +344,13 @@ function checkDurations(options: StartOptions): void {
   }
   within('paymentTtlMs', options.paymentTtlMs)
   within('chain.blockTimeMs', options.chain?.blockTimeMs)
+  if (options.faultHoldMs !== undefined && !(Number.isInteger(options.faultHoldMs) && options.faultHoldMs >= 1 && options.faultHoldMs <= HOLD_MAX_MS)) {
+    throw new RangeError(`faultHoldMs must be a whole number of ms from 1 to ${HOLD_MAX_MS} (got ${options.faultHoldMs})`)
+  }
+  for (const [i, rule] of (options.apiFaults ?? []).entries()) {
+    const problem = faultRuleProblem(rule)
+    if (problem !== undefined) throw new RangeError(`apiFaults[${i}]: ${problem}`)
+  }
   const mode = options.callbackFaults?.mode
   const wait = mode ? waitAskedBy(mode) : undefined
   if (wait) within(`callbackFaults.mode.${wait.field}`, wait.ms as number)
@@ -346,6 +373,7 @@ function settingsOf(options: StartOptions, resolved: { host: string; port: numbe
     ...(options.chain ? { chain: options.chain } : {}),
     quiet: options.log === undefined,
     ...(options.files ? { files: options.files } : {}),
+    ...(options.apiFaults && options.apiFaults.length > 0 ? { apiFaults: options.apiFaults.map(inputOf) } : {}),
     ...(resolved.publicUrl !== undefined ? { publicUrl: resolved.publicUrl } : {}),
     ...(options.telegram?.allowLocalUrls ? { telegram: { allowLocalUrls: true } } : {}),
   }

@@ -36,6 +36,11 @@ export interface PaymentListener {
   paymentCreated?(payment: Payment): void
   /** Called once a reset or an import replaced the payments. */
   paymentsReplaced?(): void
+  /**
+   * Called as a reset or an import is queued, before it is durable: what a listener keeps beside the payments (the
+   * API fault rules) goes with them, and nothing decided after this uses it.
+   */
+  activityCleared?(): void
   /** Called once a merchant was added, enabled or disabled. */
   merchantChanged?(merchant: Merchant): void
 }
@@ -214,6 +219,11 @@ export class SandboxService {
         return changed
       }),
     )
+  }
+
+  /** Tells listeners that a reset or an import is queued (not yet durable). */
+  activityCleared(): void {
+    for (const listener of this.listeners) listener.activityCleared?.()
   }
 
   /** The time for a change of `payment`: now, never before its last change. */

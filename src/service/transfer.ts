@@ -3,11 +3,14 @@ import { EXPORT_FORMAT, EXPORT_VERSION, type ExportCheck, type ExportFile, type 
 import type { ImportResult, ResetResult } from '../http/schemas.js'
 import type { SandboxService } from './sandbox.js'
 
-/** Clears payments and deliveries; merchants are kept so API keys in use stay valid. */
+/** Clears payments and deliveries, and the API fault rules; merchants are kept so API keys in use stay valid. */
 export async function resetSandbox(service: SandboxService): Promise<ResetResult> {
   const before = service.store.counts()
-  await service.store.reset()
-  return { cleared: { payments: before.payments, deliveries: before.deliveries }, kept: { merchants: before.merchants } }
+  const faults = service.store.faultRules().length
+  const writing = service.store.reset()
+  service.activityCleared()
+  await writing
+  return { cleared: { payments: before.payments, deliveries: before.deliveries, faults }, kept: { merchants: before.merchants } }
 }
 
 export function exportSandbox(service: SandboxService, sandboxVersion: string, now: Date): ExportFile {
@@ -34,6 +37,8 @@ export async function importSandbox(service: SandboxService, image: ExportImage)
     return { ...rest, state: 'failed' as const }
   })
   const replaced = service.store.counts()
-  await service.store.replace({ merchants, payments, deliveries })
+  const writing = service.store.replace({ merchants, payments, deliveries })
+  service.activityCleared()
+  await writing
   return { loaded: { merchants: merchants.length, payments: payments.length, deliveries: deliveries.length }, replaced }
 }

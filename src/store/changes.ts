@@ -1,3 +1,5 @@
+import type { FaultRule } from '../domain/api-fault.js'
+import type { FaultChange, FaultHit } from '../domain/api-fault-hit.js'
 import type { ClockRecord, Delivery, Merchant, Payment, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { TelegramChange } from '../domain/telegram-records.js'
 
@@ -7,10 +9,12 @@ export interface StateImage {
   deliveries: Delivery[]
 }
 
-/** The sandbox's own records beside the lists: the clock, and the verify journals. */
+/** The sandbox's own records beside the lists: the clock, the verify journals, the API fault rules and the faults played. */
 export interface SandboxRecords {
   clock?: ClockRecord
   verifies?: VerifyJournal[]
+  faults?: FaultRule[]
+  faultHits?: FaultHit[]
 }
 
 /** One change, as the journal records it (without its sequence number). */
@@ -28,3 +32,5 @@ export type Change =
   | { k: 'replace'; v: StateImage }
   /** A record of the Bot API emulator. */
   | { k: 'tg'; v: TelegramChange }
+  /** The API fault rules changed, or a fault was played (observed, as a verify is). */
+  | { k: 'fault'; v: FaultChange }

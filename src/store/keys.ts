@@ -33,6 +33,7 @@ export function keyOf(change: Change): RecordKey | undefined {
     case 'verify':
     case 'reset':
     case 'replace':
+    case 'fault':
       return undefined
     case 'tg': {
       const c = change.v

@@ -1,4 +1,6 @@
 import { hash } from 'node:crypto'
+import type { FaultRule } from '../domain/api-fault.js'
+import { FAULT_HITS_KEEP, type FaultChange, type FaultHit } from '../domain/api-fault-hit.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { Change, SandboxRecords, StateImage } from './changes.js'
 import { VERIFY_JOURNAL_KEEP } from '../domain/verify-journal.js'
@@ -40,6 +42,9 @@ export class State implements StateReader {
   private readonly deliveriesByTrackId = new Map<string, string[]>()
   private readonly refNumbers = new Set<string>()
   private readonly verifies = new Map<string, VerifyJournal>()
+  private readonly faults = new Map<string, FaultRule>()
+  /** The faults played, oldest first; trimmed to the latest FAULT_HITS_KEEP now and then. */
+  private hits: FaultHit[] = []
   private clockRecord: ClockRecord | undefined
   /** The Bot API emulator's bots, chats, messages, updates and files. */
   readonly telegram = new TelegramState()
@@ -102,6 +107,16 @@ export class State implements StateReader {
     return this.verifies.get(trackId)
   }
 
+  /** The API fault rules, oldest first. */
+  faultRules(): FaultRule[] {
+    return [...this.faults.values()]
+  }
+
+  /** The latest faults played (FAULT_HITS_KEEP), oldest first. */
+  faultHits(): FaultHit[] {
+    return this.hits.slice(-FAULT_HITS_KEEP)
+  }
+
   get clock(): ClockRecord | undefined {
     return this.clockRecord
   }
@@ -124,17 +139,24 @@ export class State implements StateReader {
     return { ...this.image(), ...this.telegram.image(), ...this.records() }
   }
 
-  /** The clock and the verify journals. */
+  /** The clock, the verify journals, the API fault rules and the faults played. */
   records(): SandboxRecords {
-    return { ...(this.clockRecord ? { clock: this.clockRecord } : {}), verifies: [...this.verifies.values()] }
+    return {
+      ...(this.clockRecord ? { clock: this.clockRecord } : {}),
+      verifies: [...this.verifies.values()],
+      faults: this.faultRules(),
+      faultHits: this.faultHits(),
+    }
   }
 
-  /** Puts back the clock and verify journals of a snapshot (records of payments it lacks are left out). */
+  /** Puts back the clock, verify journals, fault rules and faults played of a snapshot (journals of payments it lacks are left out). */
   loadRecords(records: SandboxRecords): void {
     if (records.clock) this.clockRecord = records.clock
     for (const journal of records.verifies ?? []) {
       if (this.payments.has(journal.trackId)) this.verifies.set(journal.trackId, journal)
     }
+    for (const rule of records.faults ?? []) this.faults.set(rule.id, rule)
+    this.hits = (records.faultHits ?? []).slice(-FAULT_HITS_KEEP)
   }
 
   /** Loads a stored image whole (at open): records, the emulator's, the clock and verify journals, at `seq`. */
@@ -202,6 +224,8 @@ export class State implements StateReader {
         break
       case 'verify':
         return this.addVerify(change.v)
+      case 'fault':
+        return this.applyFault(change.v)
       case 'replace':
         this.merchants.clear()
         this.merchantsByDigest.clear()
@@ -274,6 +298,8 @@ export class State implements StateReader {
   }
 
   private clearActivity(): void {
+    this.faults.clear()
+    this.hits = []
     this.verifies.clear()
     this.payments.clear()
     this.deliveries.clear()
@@ -300,6 +326,30 @@ export class State implements StateReader {
     const kept = before ? before.entries.slice(before.entries.length >= VERIFY_JOURNAL_KEEP ? 1 - VERIFY_JOURNAL_KEEP : 0) : []
     kept.push(entry)
     this.verifies.set(entry.trackId, { trackId: entry.trackId, count: (before?.count ?? 0) + 1, entries: kept })
+  }
+
+  /** Counts of a rule removed meanwhile (a reset, a clear) change nothing: the rule is not made again. */
+  private applyFault(change: FaultChange): void {
+    switch (change.t) {
+      case 'rule':
+        this.faults.set(change.v.id, change.v)
+        return
+      case 'count': {
+        const rule = this.faults.get(change.id)
+        if (rule) this.faults.set(change.id, { ...rule, matched: change.matched, played: change.played })
+        return
+      }
+      case 'off':
+        this.faults.delete(change.id)
+        return
+      case 'clear':
+        this.faults.clear()
+        return
+      case 'hit':
+        this.hits.push(change.v)
+        // Cut now and then rather than on every hit: readers and snapshots take the latest FAULT_HITS_KEEP.
+        if (this.hits.length >= 2 * FAULT_HITS_KEEP) this.hits = this.hits.slice(-FAULT_HITS_KEEP)
+    }
   }
 
   private setDelivery(d: Delivery): void {

@@ -1,6 +1,8 @@
 import { SandboxError } from '../domain/outcomes.js'
 import { journalRecordProblem } from '../domain/record-schema.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
+import type { FaultRule } from '../domain/api-fault.js'
+import type { FaultChange, FaultHit } from '../domain/api-fault-hit.js'
 import type { TelegramChange } from '../domain/telegram-records.js'
 import { type EngineHost, type Leadership, type OpenReport, type RemoteUnit, SOLE_LEADER, type StoreEngine } from './engine.js'
 import { ConflictError } from './errors.js'
@@ -170,6 +172,16 @@ export class Store<E extends StoreEngine = StoreEngine> {
     return this.durable.verifiesOf(trackId)
   }
 
+  /** The API fault rules as written, oldest first. */
+  faultRules(): FaultRule[] {
+    return this.durable.faultRules()
+  }
+
+  /** The latest faults played, as written, oldest first. */
+  faultHits(): FaultHit[] {
+    return this.durable.faultHits()
+  }
+
   /** The Bot API emulator's durable records. */
   get telegram(): TelegramReader {
     return this.durable.telegram
@@ -264,16 +276,30 @@ export class Store<E extends StoreEngine = StoreEngine> {
     return this.commit([{ k: 'clock', v: record }])
   }
 
+  /** A change to the API fault rules (added, counted, removed). */
+  putFault(change: Exclude<FaultChange, { t: 'hit' }>): Promise<void> {
+    return this.commit([{ k: 'fault', v: change }])
+  }
+
   /**
    * Records a verify call without holding its answer: the entry joins the next write (or, after a short wait
    * with none, one of its own). It is an observation, not a change anyone was promised: a crash in the instant
    * before it is written loses it, and a write that fails drops it. Readers see it once it is written.
    */
   observeVerify(entry: VerifyEntry): void {
-    if (this.closed || journalRecordProblem({ s: this.appliedSeq + 1, k: 'verify', v: entry }) !== undefined) return
+    this.observe({ k: 'verify', v: entry })
+  }
+
+  /** Records a fault played on a request, as observeVerify records a verify. */
+  observeFaultHit(hit: FaultHit): void {
+    this.observe({ k: 'fault', v: { t: 'hit', v: hit } })
+  }
+
+  private observe(change: Change): void {
+    if (this.closed || journalRecordProblem({ s: this.appliedSeq + 1, ...change }) !== undefined) return
     // Past the bound, the older half goes at once (cutting one at a time would copy the list on every call).
     if (this.observations.length >= OBSERVATIONS_MAX) this.observations.splice(0, OBSERVATIONS_MAX / 2)
-    this.observations.push({ k: 'verify', v: entry })
+    this.observations.push(change)
     this.observationTimer ??= setTimeout(() => {
       this.observationTimer = undefined
       this.observationsDue = true

@@ -129,7 +129,7 @@ describe('reset, export, import', () => {
 
     const r = await pay(['sandbox', 'reset', '--url', sb.url, '--yes', '--json'])
     expect(r.code).toBe(0)
-    expect(JSON.parse(r.stdout)).toEqual({ cleared: { payments: 1, deliveries: expect.any(Number) }, kept: { merchants: 2 } })
+    expect(JSON.parse(r.stdout)).toEqual({ cleared: { payments: 1, deliveries: expect.any(Number), faults: 0 }, kept: { merchants: 2 } })
     expect((await sb.client.health()).counts).toMatchObject({ merchants: 2, payments: 0, deliveries: 0 })
     expect((await sb.client.listMerchants()).map((m) => m.key).sort()).toEqual(['sandbox', 'shop_1'])
   })

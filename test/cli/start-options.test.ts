@@ -36,8 +36,11 @@ beforeAll(async () => {
 
 afterAll(() => rm(seedDir, { recursive: true, force: true }))
 
+/** A value as typed: a repeated flag's values as a list. */
+type Typed = string | number | boolean | string[]
+
 /** A value of each option that is not its default, as typed. */
-async function samples(): Promise<Record<StartOptionName, string | number | boolean>> {
+async function samples(): Promise<Record<StartOptionName, Typed>> {
   const dir = await tempDir()
   return {
     port: await freePort(),
@@ -60,15 +63,18 @@ async function samples(): Promise<Record<StartOptionName, string | number | bool
     'block-time': '2m',
     'public-url': 'https://pay-dev.example.test',
     'telegram-allow-local-urls': true,
+    'api-fault': ['verify:status=503:times=2', 'create:retry-after=429:seconds=3:merchant=shop_1', 'all:delay=1.5s:rate=0.25:seed=7'],
   }
 }
 
-function flagsOf(values: Partial<Record<StartOptionName, string | number | boolean>>): string[] {
-  return Object.entries(values).flatMap(([name, value]) => (value === true ? [`--${name}`] : [`--${name}`, String(value)]))
+function flagsOf(values: Partial<Record<StartOptionName, Typed>>): string[] {
+  return Object.entries(values).flatMap(([name, value]) =>
+    value === true ? [`--${name}`] : Array.isArray(value) ? value.flatMap((v) => [`--${name}`, v]) : [`--${name}`, String(value)],
+  )
 }
 
 /** Each option as the sandbox reads it back, next to the value it was given, read as the flag reads it. */
-function readBack(health: Health, given: Partial<Record<StartOptionName, string | number | boolean>>) {
+function readBack(health: Health, given: Partial<Record<StartOptionName, Typed>>) {
   expect(health.settings, 'the sandbox reports its settings').toBeDefined()
   const seen: Record<string, unknown> = {}
   const asked: Record<string, unknown> = {}

@@ -12,7 +12,7 @@ import {
   seededRandom,
   writeCallbackMode,
 } from '../../src/domain/fault.js'
-import { defineModes, durationArg, integerArg, modeWith, plainMode } from '../../src/domain/mode-table.js'
+import { API_FAULTS } from '../../src/domain/api-fault.js'
 import { ROOT } from '../helpers.js'
 
 describe('the callback mode table', () => {
@@ -69,28 +69,16 @@ describe('the callback mode table', () => {
 })
 
 describe('a mode table carries modes of another kind (the spec API\'s faults) in the same shape', () => {
-  const apiFaults = defineModes('API fault', [
-    modeWith('status', integerArg('status', { min: 400, max: 599, placeholder: '<code>' }), { example: 'status=503', description: 'answered with this status and a JSON error' }),
-    modeWith('html', integerArg('status', { min: 502, max: 504, oneOf: [502, 503, 504], placeholder: '<code>' }), { example: 'html=502', description: "a reverse proxy's HTML error page" }),
-    modeWith('delay', durationArg('delayMs', { min: 1, max: 60_000 }), { example: 'delay=1500ms', description: 'answered normally after a while' }),
-    plainMode('timeout', { description: 'held with no answer until the client gives up' }),
-    plainMode('reset', { description: 'the connection closed with no answer' }),
-    modeWith('retry-after', integerArg('status', { min: 429, max: 503, oneOf: [429, 503], placeholder: '<code>' }), { example: 'retry-after=429', description: 'refused with a Retry-After header' }),
-  ])
-
   test('parse, write back, pattern and rule come from the rows', () => {
-    expect(apiFaults.parse('html=503')).toEqual({ mode: { mode: 'html', status: 503 } })
-    expect(apiFaults.parse('retry-after=503')).toEqual({ mode: { mode: 'retry-after', status: 503 } })
-    expect(apiFaults.parse('timeout')).toEqual({ mode: { mode: 'timeout' } })
-    expect(apiFaults.parse('html=500')).toHaveProperty('problem')
-    expect(apiFaults.parse('status=600')).toHaveProperty('problem')
-    expect(apiFaults.write({ mode: 'delay', delayMs: 1500 })).toBe('delay=1500ms')
-    expect(apiFaults.show({ mode: 'delay', delayMs: 1500 })).toBe('delay=1.5s')
-    expect(apiFaults.rule).toBe(
-      'status=<code> (400 to 599), html=<code> (502, 503 or 504), delay=<duration> (e.g. delay=1500ms, at most 1m), timeout, reset or retry-after=<code> (429 or 503)',
-    )
-    const pattern = new RegExp(apiFaults.pattern)
-    for (const row of apiFaults.rows) expect(row.example).toMatch(pattern)
+    expect(API_FAULTS.parse('html=503')).toEqual({ mode: { mode: 'html', status: 503 } })
+    expect(API_FAULTS.parse('retry-after=503')).toEqual({ mode: { mode: 'retry-after', status: 503 } })
+    expect(API_FAULTS.parse('timeout')).toEqual({ mode: { mode: 'timeout' } })
+    expect(API_FAULTS.parse('html=500')).toHaveProperty('problem')
+    expect(API_FAULTS.parse('status=600')).toHaveProperty('problem')
+    expect(API_FAULTS.write({ mode: 'delay', delayMs: 1500 })).toBe('delay=1500ms')
+    expect(API_FAULTS.show({ mode: 'delay', delayMs: 1500 })).toBe('delay=1.5s')
+    const pattern = new RegExp(API_FAULTS.pattern)
+    for (const row of API_FAULTS.rows) expect(row.example).toMatch(pattern)
     expect('reset=1').not.toMatch(pattern)
   })
 })

@@ -34,7 +34,7 @@ test('journal records: each kind is held to its rules, and what is wrong is name
     [{ s: 1, k: 'tg', v: { t: 'confirm', botId: 123456, below: 3 } }, undefined],
     [{ s: 1, k: 'tg', v: { t: 'unfile' } }, 'tg unfile.fileId is missing'],
     [{ s: 1, k: 'tg', v: { t: 'wipe' } }, 'not a journal record: v.t of a tg record must be one of bot, chat, message, update, file, confirm, drop, unfile (got "wipe")'],
-    [{ s: 1, k: 'drop table' }, 'not a journal record: k must be one of merchant, payment, delivery, clock, verify, reset, tg (got "drop table")'],
+    [{ s: 1, k: 'drop table' }, 'not a journal record: k must be one of merchant, payment, delivery, clock, verify, reset, tg, fault (got "drop table")'],
     [[1, 2], 'not a journal record: not a JSON object'],
   ]
   for (const [record, problem] of rows) expect(journalRecordProblem(record), JSON.stringify(record)).toBe(problem)

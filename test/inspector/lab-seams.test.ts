@@ -47,13 +47,14 @@ test('the payment page shows its verify calls when the sandbox keeps them, newes
   expect(page({ count: 0, entries: [] })).toContain('No verify call for this payment yet')
 })
 
-test('the audit page shows the verdict and each payment\'s findings, escaped', () => {
+test('the audit page shows the verdict, each payment\'s findings and each merchant\'s creates\' findings, escaped', () => {
   const text = auditPage({
     audit: {
       verdict: 'fail',
       at: '2026-01-01T00:00:05.000Z',
       totals: { payments: 2, passed: 1, fail: 1, warn: 0, info: 0, waiting: 1 },
       payments: [{ trackId: payment.trackId, merchant: payment.merchant, status: payment.status, verdict: 'fail', findings: [{ check: 'unverified-notification', level: 'fail', reason: HOSTILE }] }],
+      creates: [{ merchant: HOSTILE, verdict: 'fail', findings: [{ check: 'retry-storm', level: 'fail', reason: 'the create was retried 40 times within 10s' }] }],
     },
     links,
   })
@@ -61,6 +62,8 @@ test('the audit page shows the verdict and each payment\'s findings, escaped', (
   expect(text).toContain('2 payments, 1 passed, 1 failed, 0 with warnings, 1 still within the grace period')
   expect(text).toContain(`href="/inspect/payments/${payment.trackId}"`)
   expect(text).toContain('<code>unverified-notification</code>: &lt;script&gt;alert(1)&lt;/script&gt;')
+  expect(text).toContain('creates of <code>&lt;script&gt;alert(1)&lt;/script&gt;')
+  expect(text).toContain('<code>retry-storm</code>: the create was retried 40 times within 10s')
   expect(text).not.toContain('<img src=x')
   expect(text).toContain('<a href="/inspect/audit" aria-current="page">Audit</a>')
 })

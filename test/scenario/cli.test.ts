@@ -31,11 +31,11 @@ describe('pay scenario run', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^paid amount differs from the order \(fixtures\/scenarios\/amount-differs\.json\)\n {2}✔ 1\. receiver receiver \d+ ms\n/)
-    expect(r.stdout).toMatch(/✔ 20 scenarios passed \(\d+ of \d+ steps passed\) in [\d.]+ s\n$/)
+    expect(r.stdout).toMatch(/✔ 22 scenarios passed \(\d+ of \d+ steps passed\) in [\d.]+ s\n$/)
     const xml = await readFile(out, 'utf8')
     expect(XMLValidator.validate(xml)).toBe(true)
     const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml)
-    expect(doc.testsuites.testsuite).toHaveLength(20)
+    expect(doc.testsuites.testsuite).toHaveLength(22)
     expect(doc.testsuites).toMatchObject({ failures: '0', errors: '0', skipped: '0' })
   })
 

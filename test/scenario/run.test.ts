@@ -125,6 +125,47 @@ describe('scenario runner', () => {
     expect(report.steps[1]!.outcome).toBe('skipped')
   })
 
+  it('fault steps add rules the merchant\'s create and verify meet, and the run removes them when it ends', async () => {
+    const sb = await sandbox()
+    const kept = await sb.addFault({ route: 'checkout', status: 500 })
+    const report = await runScenario(
+      scenario('faults', [
+        ...shopAndOrder,
+        { fault: { route: 'verify', status: 503, times: 1, payment: 'order' } },
+        { verify: { payment: 'order' }, expect: { result: 503, message: true } },
+        { title: 'the operator is never faulted', fault: { route: 'verify', status: 500, times: 1, payment: 'order' } },
+        { verify: { payment: 'order', operator: true }, expect: { result: 202 } },
+        { title: 'the rule was left for the merchant', verify: { payment: 'order' }, expect: { result: 500 } },
+        { fault: { route: 'create', status: 503, after: true, times: 1, merchant: '${shop.key}' } },
+        { create: { merchant: '${shop.key}', amount: 10, callbackUrl: 'https://merchant.example/cb' }, expect: { error: 'service_unavailable' } },
+        { fault: { route: 'verify', html: 502, times: 1, trackId: '${order.trackId}' } },
+        { verify: { payment: 'order' }, expect: { result: 202 } },
+      ]),
+      { client: sb.client },
+    )
+    expect(report.steps.map((s) => [s.number, s.title, s.outcome])).toEqual([
+      [1, 'merchant shop', 'passed'],
+      [2, 'create order → 100', 'passed'],
+      [3, 'fault verify:status=503:times=1 on order', 'passed'],
+      [4, 'verify order → 503', 'passed'],
+      [5, 'the operator is never faulted', 'passed'],
+      [6, 'verify order as the operator → 202', 'passed'],
+      [7, 'the rule was left for the merchant', 'passed'],
+      [8, 'fault create:status=503:times=1:merchant=${shop.key}:after', 'passed'],
+      [9, 'create → service_unavailable', 'passed'],
+      [10, 'fault verify:html=502:times=1:trackId=${order.trackId}', 'passed'],
+      [11, 'verify order → 202', 'failed'],
+    ])
+    expect(report.steps[10]!.message).toMatch(/^verify answered HTTP 502 with no result code: "<html>\\r\\n<head><title>502 Bad Gateway<\/title>.*\(fault rule flt_[\w-]{12}\)$/)
+    // The answer-lost create made its payment all the same.
+    expect(await sb.client.listPayments()).toHaveLength(2)
+    // The run's rules are gone; the one it found is kept.
+    expect(await sb.client.listFaults()).toEqual([expect.objectContaining({ id: kept.id })])
+    const cleared = await runScenario(scenario('clear', [{ fault: { clear: true } }]), { client: sb.client })
+    expect(cleared.steps[0]).toMatchObject({ title: 'fault: clear every rule', outcome: 'passed', detail: '1 rule removed' })
+    expect(await sb.client.listFaults()).toEqual([])
+  })
+
   it('runs scenarios independently on one sandbox and totals them', async () => {
     const sb = await sandbox()
     const toggling = scenario('toggle', [

@@ -63,7 +63,7 @@ describe('YAML scenario files', () => {
   const rows: Array<[string, string[], string]> = [
     ['a wrong type', ['  - wait: soon'], 'flow.yaml:4:11: step 1 (wait) › wait: must be a whole number of milliseconds from 0 to 60000, got "soon"'],
     ['a number out of range', ['  - receiver: { as: hook, failStatus: 200 }'], 'flow.yaml:4:39: step 1 (receiver) › receiver.failStatus: must be a whole number from 400 to 599, got 200'],
-    ['an unknown step kind', ['  - wait: 1', '  - pay: { amount: 1 }'], 'flow.yaml:5:5: step 2: needs one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, chat, http (unknown: pay)'],
+    ['an unknown step kind', ['  - wait: 1', '  - pay: { amount: 1 }'], 'flow.yaml:5:5: step 2: needs one of receiver, merchant, disable, enable, create, simulate, verify, callback, wait, clock, mine, verifies, audit, fault, chat, http (unknown: pay)'],
     ['a missing field', ['  - simulate:', '      payment: order'], 'flow.yaml:5:7: step 1 (simulate) › simulate.outcome: missing'],
     [
       'a reference to a later step',

@@ -9,19 +9,21 @@ const TOKEN = `515151:${'T'.repeat(35)}`
  * chat page and the Bot API — refuses a foreign Host (DNS rebinding) and a state change sent by another site's page,
  * so a route added later cannot forget it.
  */
-test('every route answers 403 to a foreign Host, and every POST to a cross-site page', async () => {
+test('every route answers 403 to a foreign Host, and every POST and DELETE to a cross-site page', async () => {
   const sb = await sandbox()
   const port = new URL(sb.url).port
   const routes = routesOf(sb.server.app).flatMap((route) =>
-    [route.method].flat().filter((m) => m === 'GET' || m === 'POST').map((method) => ({ method, url: route.url })),
+    [route.method].flat().filter((m) => m === 'GET' || m === 'POST' || m === 'DELETE').map((method) => ({ method, url: route.url })),
   )
   const paths = routes.map(({ method, url }) => ({ method, path: url.replace(/:[A-Za-z]+/g, 'x').replace(/\*/g, 'x') }))
   expect(paths.length).toBeGreaterThan(40)
   expect(paths.map((p) => p.path)).toEqual(expect.arrayContaining(['/_sandbox/clock/advance', '/_sandbox/chain/mine', '/_sandbox/audit', '/inspect/payments']))
 
+  const changing = (method: string) => method === 'POST' || method === 'DELETE'
+  expect(paths.filter(({ method }) => method === 'DELETE').length).toBeGreaterThan(0)
   const rebound = await Promise.all(
     paths.map(async ({ method, path }) => {
-      const res = await sb.client.raw({ method, path, headers: { host: `evil.example:${port}`, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) })
+      const res = await sb.client.raw({ method, path, headers: { host: `evil.example:${port}`, 'content-type': 'application/json' }, ...(changing(method) ? { body: '{}' } : {}) })
       return `${method} ${path} ${res.status}`
     }),
   )
@@ -29,7 +31,7 @@ test('every route answers 403 to a foreign Host, and every POST to a cross-site 
 
   const crossSite = await Promise.all(
     paths
-      .filter(({ method }) => method === 'POST')
+      .filter(({ method }) => changing(method))
       .map(async ({ method, path }) => {
         const headers = { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }
         const res = await sb.client.raw({ method, path, headers, body: '{}' })
@@ -43,7 +45,7 @@ test('every route answers 403 to a foreign Host, and every POST to a cross-site 
   // localhost get no pass. The Bot API changes things by GET too.
   // The shutdown last, by itself: let through, it would stop the sandbox under the other requests.
   const changes = paths
-    .filter(({ method, path }) => (method === 'POST' || path.startsWith('/telegram')) && path !== '/_sandbox/shutdown')
+    .filter(({ method, path }) => (changing(method) || path.startsWith('/telegram')) && path !== '/_sandbox/shutdown')
     .map(({ method, path }) => ({ method, path: path === '/telegram/x' ? `/telegram/bot${TOKEN}/setWebhook` : path }))
   const host = `127.0.0.1:${port}`
   const otherPort = String(Number(port) === 65535 ? 1 : Number(port) + 1)
@@ -51,7 +53,7 @@ test('every route answers 403 to a foreign Host, and every POST to a cross-site 
   const unmarked = await Promise.all(
     changes.flatMap(({ method, path }) =>
       foreignOrigins.map(async (origin) => {
-        const res = await sb.client.raw({ method, path, headers: { host, origin, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}) })
+        const res = await sb.client.raw({ method, path, headers: { host, origin, 'content-type': 'application/json' }, ...(changing(method) ? { body: '{}' } : {}) })
         return `${method} ${path} from ${origin} ${res.status} ${(res.json as { error?: string; description?: string } | undefined)?.error ?? ''}`
       }),
     ),
@@ -63,7 +65,7 @@ test('every route answers 403 to a foreign Host, and every POST to a cross-site 
     changes.flatMap(({ method, path }) =>
       [`http://${host}`, undefined].map(async (origin) => {
         const headers = { host, 'content-type': 'application/json', ...(origin ? { origin } : {}) }
-        const res = await sb.client.raw({ method, path, headers, ...(method === 'POST' ? { body: '{}' } : {}) })
+        const res = await sb.client.raw({ method, path, headers, ...(changing(method) ? { body: '{}' } : {}) })
         return `${method} ${path} from ${origin ?? 'no origin'} ${res.status}`
       }),
     ),

@@ -45,6 +45,7 @@ const orderState = async (shop: string, id: unknown) => ((await (await fetch(`${
 describe('examples/shop: the shipped scenarios pass against the shop and fail against the variant that makes the mistake', () => {
   test.each([
     ['amount-differs.yaml', 'ignore-amount', /✖ 5\. the shop's order is not delivered \d+ ms\n {6}\/delivered: expected false, got true; \/state: expected "amount_mismatch", got "delivered" — GET http:\/\/127\.0\.0\.1:\d+\/orders\/ord_[\w-]+ answered 200 OK in \d+ ms: \{"id":"ord_[\w-]+","item":"tshirt","quantity":3,"amount":59\.97,"state":"delivered","delivered":true,/],
+    ['verify-503.yaml', 'cancel-on-503', /✖ 5\. the order is delivered, not cancelled \d+ ms\n {6}\/state: expected "delivered", got "cancelled"; \/delivered: expected true, got false — GET http:\/\/127\.0\.0\.1:\d+\/orders\/ord_[\w-]+ answered 200 OK in \d+ ms: \{"id":"ord_[\w-]+","item":"mug","quantity":2,"amount":19,"state":"cancelled","delivered":false,.*"lastError":"verify: HTTP 503"/],
     ['dropped-notification.yaml', 'trust-callback', /✖ 3\. the shop's reconciliation delivers the order \d+ ms\n {6}not met within 10s \(\d+ tries\); the last: \/state: expected "delivered", got "awaiting_payment"; .* — GET http:\/\/127\.0\.0\.1:\d+\/orders\/ord_[\w-]+ answered 200 OK in \d+ ms: \{"id":"ord_[\w-]+","item":"mug",/],
   ])('%s: exit 0 against the shop, exit 6 against --mistake %s, naming the step and what the shop answered', { timeout: 60_000 }, async (file, mistake, failure) => {
     const sb = await sandbox(FAST_CALLBACKS)
@@ -72,7 +73,7 @@ describe('examples/shop: the shipped scenarios pass against the shop and fail ag
     // A data file of its own: the exec test counts the temporary folders exec leaves.
     const r = await pay(['sandbox', 'exec', '--data', join(await tempDir(), 'data.json'), '--', 'sh', '-c', script], { env: { PORT: port }, timeoutMs: 45_000 })
     expect(r.code, r.stdout + r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/✔ 2 scenarios passed \(9 of 9 steps passed\)/)
+    expect(r.stdout).toMatch(/✔ 3 scenarios passed \(16 of 16 steps passed\)/)
   })
 })
 
@@ -135,6 +136,26 @@ describe('examples/shop: the spec’s flow done right', () => {
     const doomed = await order(variant.url, { item: 'mug', quantity: 1 })
     await sb.client.simulate(String(doomed.json.trackId), { outcome: 'paid' })
     await expect.poll(() => orderState(variant.url, doomed.json.id), { timeout: 10_000 }).toBe('cancelled')
+  })
+
+  test('pay audit fails the shop that took a 503 on verify as "not paid" and passes the one that retried with backoff', { timeout: 60_000 }, async () => {
+    const sb = await sandbox(FAST_CALLBACKS)
+    const keys = { careful: await merchant(sb), cancels: await merchant(sb) }
+    const careful = await runShop(sb.url, keys.careful)
+    const cancels = await runShop(sb.url, keys.cancels, { SHOP_MISTAKE: 'cancel-on-503' })
+    const orders = await Promise.all([order(careful.url, { item: 'mug' }), order(cancels.url, { item: 'mug' })])
+    for (const key of [keys.careful, keys.cancels]) await sb.addFault({ route: 'verify', status: 503, times: 2, merchant: key })
+    for (const o of orders) await sb.client.simulate(String(o.json.trackId), { outcome: 'paid' })
+    await expect.poll(() => orderState(careful.url, orders[0].json.id), { timeout: 20_000 }).toBe('delivered')
+    await expect.poll(() => orderState(cancels.url, orders[1].json.id), { timeout: 10_000 }).toBe('cancelled')
+    await sb.client.advanceClock(11_000)
+    const passed = await pay(['audit', '--merchant', keys.careful, '--ignore', 'insecure-url', '--url', sb.url])
+    expect(passed.code, passed.stdout).toBe(0)
+    expect(passed.stdout).toMatch(/^Audit: PASS — 1 payment observed, 1 clean\n/)
+    const failed = await pay(['audit', '--merchant', keys.cancels, '--ignore', 'insecure-url', '--url', sb.url])
+    expect(failed.code, failed.stdout).toBe(6)
+    expect(failed.stdout).toMatch(/^Audit: FAIL — 1 payment observed, 0 clean\n/)
+    expect(failed.stdout).toMatch(/FAIL outage-taken-as-answer: the payment was paid and the merchant's verify got status 503 at \S+; it did not verify the payment successfully after\n/)
   })
 
   test('answers hostile or wrong requests with a clear 4xx', async () => {

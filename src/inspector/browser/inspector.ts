@@ -3,7 +3,8 @@
  * and inlined under the CSP's hash of it). It follows the page's event stream and, on each change, fetches the
  * page again and swaps in its `data-live` parts: the server renders everything, escaped, and the script never
  * turns data into markup.
- * Buttons and forms with `data-post` send JSON to the control API, as the checkout page's controls do.
+ * Buttons and forms with `data-post` send JSON to the control API, as the checkout page's controls do (with
+ * `data-method="DELETE"`, as a DELETE: removing an API fault rule).
  * Without it every page still shows the state as of its load, and filters work (plain GET forms).
  */
 export {}
@@ -88,9 +89,13 @@ function inspector(): void {
     if (payment) return `The payment is now ${payment.status ?? 'changed'}`
     const merchant = data.merchant as { key?: string; enabled?: boolean } | undefined
     if (merchant) return `Merchant ${merchant.key ?? ''} is ${merchant.enabled ? 'enabled' : 'disabled'}`
+    const fault = data.fault as { id?: string } | undefined
+    if (fault) return `Fault rule ${fault.id ?? ''} removed`
+    if (Array.isArray(data.cleared)) return `${data.cleared.length} fault rule${data.cleared.length === 1 ? '' : 's'} removed`
     return 'Done'
   }
 
+  /** Sends JSON to the control API: POST, or the method the control names (`data-method="DELETE"`). */
   const post = async (path: string, body: Record<string, unknown>, controls: HTMLElement): Promise<void> => {
     say('', false)
     const buttons = Array.from(controls.querySelectorAll<HTMLButtonElement>('button'))
@@ -98,7 +103,7 @@ function inspector(): void {
     buttons.forEach((b) => (b.disabled = true))
     try {
       const res = await fetch(path, {
-        method: 'POST',
+        method: controls.dataset.method === 'DELETE' ? 'DELETE' : 'POST',
         // The inspector acts as the sandbox's operator, never as the merchant (see src/domain/operator.ts).
         headers: { 'content-type': 'application/json', accept: 'application/json', 'pay-sandbox-operator': '1' },
         body: JSON.stringify(body),

@@ -2,7 +2,9 @@ import { paymentStatuses } from '../../domain/payment.js'
 import { GUIDES } from '../../guides.js'
 import type { Delivery, Merchant, Payment, PaymentStatus } from '../../domain/types.js'
 import { html } from '../../pages/html.js'
+import type { FaultRule } from '../../domain/api-fault.js'
 import type { RequestEntry } from '../request-entry.js'
+import { faultRulesSection } from './faults.js'
 import { inspectorPage, type SiteLinks } from './parts.js'
 import { paymentsSection } from './payments.js'
 import { requestsSection } from './requests.js'
@@ -23,6 +25,8 @@ export interface HomePageInput {
   /** Newest first. */
   latestRequests: RequestEntry[]
   requestsKept: number
+  /** The API fault rules, when the sandbox plays them. */
+  faults?: FaultRule[]
   links: SiteLinks
 }
 
@@ -74,6 +78,7 @@ ${paymentsSection(
   'Latest payments',
 )}
 <p><a href="/inspect/payments">All payments</a></p>
+${input.faults !== undefined ? faultRulesSection(input.faults, 'all') : ''}
 ${requestsSection(input.latestRequests, input.requestsKept, 'latest-requests', 'Latest requests', false)}
 <p><a href="/inspect/requests">The whole request log</a></p>`
   return inspectorPage({
@@ -81,6 +86,6 @@ ${requestsSection(input.latestRequests, input.requestsKept, 'latest-requests', '
     section: 'home',
     links: input.links,
     body,
-    stream: { url: '/_sandbox/events?requests=true', events: ['payment', 'delivery', 'merchant', 'reset', 'request'] },
+    stream: { url: '/_sandbox/events?requests=true', events: ['payment', 'delivery', 'merchant', 'reset', 'request', 'fault'] },
   })
 }

@@ -4,7 +4,10 @@ import type { Delivery, DeliveryAttempt, Merchant, Payment } from '../../domain/
 import type { VerifyBody } from '../../domain/validate.js'
 import { html, type SafeHtml } from '../../pages/html.js'
 import { STATUS_LABEL } from '../../checkout/status.js'
+import type { FaultRule } from '../../domain/api-fault.js'
+import type { FaultHit } from '../../domain/api-fault-hit.js'
 import type { VerifyCalls } from '../lab.js'
+import { faultHitsSection, faultRulesSection } from './faults.js'
 import type { RequestEntry } from '../request-entry.js'
 import { requestRows } from './requests.js'
 import { cell, inspectorPage, paidOtherAmount, type SiteLinks, statusBadge, time, usd } from './parts.js'
@@ -23,6 +26,8 @@ export interface PaymentPageInput {
   verifyNow: VerifyBody
   /** The payment's verify calls, when the sandbox keeps them. */
   verifies?: VerifyCalls
+  /** The API fault rules that reach this payment's requests, and the faults played on them, when the sandbox plays them. */
+  faults?: { rules: FaultRule[]; hits: FaultHit[] }
   links: SiteLinks
 }
 
@@ -42,6 +47,7 @@ ${verifySection(input)}
 </div>
 ${deliveriesSection(p, input.deliveries)}
 ${input.verifies !== undefined ? verifyJournal(input.verifies) : ''}
+${input.faults !== undefined ? html`${faultRulesSection(input.faults.rules, 'payment')}${faultHitsSection(input.faults.hits)}` : ''}
 <section class="card" aria-labelledby="requests-heading">
 <h2 id="requests-heading">Requests about this payment</h2>
 ${
@@ -56,7 +62,7 @@ ${
     section: 'payments',
     links: input.links,
     body,
-    stream: { url: `/_sandbox/events?trackId=${encodeURIComponent(p.trackId)}`, events: ['payment', 'delivery', 'request', 'reset', 'merchant'] },
+    stream: { url: `/_sandbox/events?requests=true&trackId=${encodeURIComponent(p.trackId)}`, events: ['payment', 'delivery', 'request', 'reset', 'merchant', 'fault'] },
   })
 }
 

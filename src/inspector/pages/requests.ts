@@ -62,8 +62,8 @@ export function requestRows(requests: RequestEntry[], prefix: string): SafeHtml 
     (r) => html`<tr data-seq="${String(r.seq)}">
 ${cell('Time (UTC)', html`<time datetime="${r.at}">${r.at.slice(11, 23)}</time>`, 'nowrap')}
 ${cell('Request', html`<strong>${r.method}</strong> <code class="path">${r.path}${cut(r, 'path')}${r.query !== undefined ? html`?${r.query}${cut(r, 'query')}` : ''}</code>${r.operator ? html` <span class="tag" title="Sent by the sandbox's operator (pay CLI, inspector, scenario): not the merchant's">operator</span>` : ''}`, 'path')}
-${cell('HTTP', html`<span class="${statusClass(r.status)}">${String(r.status)}</span>`, 'num')}
-${cell('Answer', r.result !== undefined ? html`result <strong>${String(r.result)}</strong>` : r.error !== undefined ? html`<code>${r.error}</code>` : '—')}
+${cell('HTTP', r.status === 0 ? html`<span class="s5" title="no answer: the connection was closed">—</span>` : html`<span class="${statusClass(r.status)}">${String(r.status)}</span>`, 'num')}
+${cell('Answer', html`${r.result !== undefined ? html`result <strong>${String(r.result)}</strong>` : r.error !== undefined ? html`<code>${r.error}</code>` : r.status === 0 ? 'no answer' : '—'}${r.fault !== undefined ? html`<br><span class="flag wrap" title="An API fault the sandbox played (pay fault list)">fault: ${r.fault}</span>` : ''}`)}
 ${cell('Track ID', trackIdCell(r), (r.trackId?.length ?? 0) > TRACK_ID_NOWRAP ? 'path' : 'nowrap')}
 ${cell('Time taken', `${r.ms.toFixed(1)} ms`, 'num')}
 ${cell('Body', body(r, prefix))}

@@ -20,6 +20,7 @@ main.wide{max-width:84rem}
 .stat span{color:#4b5260;font-size:.9rem}
 a.stat:hover{border-color:#1d4ed8}
 .flag{display:inline-block;margin-top:.2rem;padding:0 .45rem;border-radius:6px;background:#fee2e2;color:#7f1d1d;border:1px solid #b91c1c;font-size:.8rem;font-weight:700;white-space:nowrap}
+.flag.wrap{white-space:normal;overflow-wrap:anywhere}
 .tag{display:inline-block;margin-top:.2rem;padding:0 .45rem;border-radius:6px;background:#e0e7ff;color:#1e3a8a;border:1px solid #3730a3;font-size:.8rem;font-weight:700;white-space:nowrap}
 tr.mismatch td{background:#fff7ed}
 .path{overflow-wrap:anywhere;word-break:break-all}

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Adapter } from 'lowdb'
+import type { FaultRule } from '../../domain/api-fault.js'
+import type { FaultHit } from '../../domain/api-fault-hit.js'
 import type { ClockRecord, Delivery, Merchant, Payment, VerifyJournal } from '../../domain/types.js'
 import { TELEGRAM_LISTS, type TelegramImage } from '../../domain/telegram-records.js'
 import { storedRecordProblem, type StoredList } from '../../domain/record-schema.js'
@@ -23,6 +25,9 @@ export interface Snapshot {
   clock?: ClockRecord
   /** Verify journals of payments. */
   verifies?: VerifyJournal[]
+  /** The API fault rules, and the latest faults played. */
+  faults?: FaultRule[]
+  faultHits?: FaultHit[]
 }
 
 /** A snapshot as written and read: the Bot API emulator's lists are absent from files written before it. */
@@ -41,7 +46,7 @@ const RECORDS_PER_CHUNK = 250
 const FREE_FORM_MAX_BYTES = 256 * 1024 * 1024
 const LISTS = ['merchants', 'payments', 'deliveries'] as const
 /** Lists absent from files written before they existed. */
-const LATER_LISTS = [...TELEGRAM_LISTS, 'verifies'] as const
+const LATER_LISTS = [...TELEGRAM_LISTS, 'verifies', 'faults', 'faultHits'] as const
 // Each list is one the record schema knows.
 const ALL_LISTS = [...LISTS, ...LATER_LISTS] as const satisfies readonly StoredList[]
 type ListName = (typeof ALL_LISTS)[number]
