@@ -53,6 +53,9 @@ export interface StoreEngine {
   /** The sandbox's URL, once it listens: the file engine's lock records it, so a second start can name it. */
   announce?(url: string): void
 
+  /** What /_sandbox/health and `pay sandbox status` say of the store (absent: the location alone, one instance). */
+  describe?(): Promise<StoreDescription>
+
   /** Waits for the engine's background work (a compaction under way). */
   flush(): Promise<void>
 
@@ -61,6 +64,17 @@ export interface StoreEngine {
 
   /** Lets the stored data go without writing anything more (a start that failed once open). */
   release(): Promise<void>
+}
+
+/** Which store is in use, and how many instances share it. */
+export interface StoreDescription {
+  engine: 'file' | 'postgres'
+  /** A path, or a URL with its password masked. */
+  location: string
+  /** Instances live on it (seen within the last seconds), this one included. */
+  instances: number
+  /** Whether this instance runs the jobs that run once. */
+  leading: boolean
 }
 
 /** Everything the replica holds: what a snapshot writes. */

@@ -2,7 +2,7 @@ import { SandboxError } from '../domain/outcomes.js'
 import { journalRecordProblem } from '../domain/record-schema.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { TelegramChange } from '../domain/telegram-records.js'
-import { type EngineHost, type Leadership, type OpenReport, type RemoteUnit, SOLE_LEADER, type StoreEngine } from './engine.js'
+import { type EngineHost, type Leadership, type OpenReport, type RemoteUnit, SOLE_LEADER, type StoreDescription, type StoreEngine } from './engine.js'
 import { ConflictError } from './errors.js'
 import { PendingView } from './pending.js'
 import { type Applied, type Change, State, type StateImage, type StateReader } from './state.js'
@@ -10,7 +10,7 @@ import type { TelegramReader } from './telegram-state.js'
 import { type Unit, Units } from './units.js'
 
 export type { Applied, Change, StateImage, StateReader } from './state.js'
-export type { OpenReport } from './engine.js'
+export type { OpenReport, StoreDescription } from './engine.js'
 
 export const DEFAULT_MERCHANT = { key: 'sandbox', name: 'Sandbox merchant' } as const
 
@@ -494,6 +494,16 @@ export class Store<E extends StoreEngine = StoreEngine> {
     this.stopRemote?.()
     this.syncWaiters?.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
     this.syncWaiters = undefined
+  }
+
+  /** Which store is in use, and how many instances share it; 503 storage_unavailable when it cannot be asked. */
+  async describe(): Promise<StoreDescription> {
+    if (!this.engine.describe) return { engine: 'file', location: this.engine.location, instances: 1, leading: true }
+    try {
+      return await this.engine.describe()
+    } catch (error) {
+      throw new SandboxError('storageUnavailable', `cannot reach ${this.engine.location} (${messageOf(error)})`)
+    }
   }
 
   /** The sandbox's URL, once it listens (the data file's lock records it, so a second start can name it). */
