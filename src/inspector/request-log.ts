@@ -1,6 +1,7 @@
 import { maskCredentials } from '../domain/display.js'
 import { type CutField, KEPT_BYTES, type RequestEntry } from './request-entry.js'
 import { matchesFilter, type RequestFilter } from './request-filter.js'
+import type { SharedEntries } from '../store/store.js'
 
 /**
  * How much the log keeps, in memory only (never written to the data file): the last `capacity` requests, fewer
@@ -127,6 +128,7 @@ export class RequestLog {
   private oldest = 1
   private bytesKept = 0
   private readonly listeners = new Set<(entry: RequestEntry) => void>()
+  private shared: SharingLog | undefined
 
   constructor(limits: Partial<RequestLogLimits> = {}) {
     const { capacity, maxBytes } = { ...REQUEST_LOG_LIMITS, ...limits }
@@ -137,8 +139,54 @@ export class RequestLog {
     this.ring = new Array<{ entry: RequestEntry; bytes: number } | undefined>(capacity)
   }
 
-  add(described: Omit<RequestEntry, 'seq'>): RequestEntry {
-    const entry: RequestEntry = { seq: this.nextSeq++, ...described }
+  /**
+   * Adds an answered request. Shared by several instances (`share`), it goes to the shared list and joins this log
+   * when it comes back from it, in the list's order; then nothing is returned.
+   */
+  add(described: Omit<RequestEntry, 'seq'>): RequestEntry | undefined {
+    if (this.shared) {
+      this.shared.send(described)
+      return undefined
+    }
+    return this.place({ seq: this.nextSeq, ...described })
+  }
+
+  /**
+   * Shares the log with the other instances of a team sandbox: each one's requests are appended to `entries`, and
+   * this log holds the newest of them all, in the list's order (its ids are the seqs). An entry that cannot be
+   * sent (the database is down) is left out; `onError` is told. The returned function stops sharing.
+   */
+  share(entries: SharedEntries, onError: (error: unknown) => void = () => {}): () => void {
+    const sharing = new SharingLog(this, entries, onError)
+    this.shared = sharing
+    return () => {
+      sharing.stop()
+      if (this.shared === sharing) this.shared = undefined
+    }
+  }
+
+  /** Waits until what this instance added has been sent and read back (or failed). */
+  async settled(): Promise<void> {
+    await this.shared?.settled()
+  }
+
+  /** Shared: holds what every instance appended until now (what this one added included); free otherwise. */
+  async refresh(): Promise<void> {
+    if (!this.shared) return
+    await this.shared.settled()
+    await this.shared.read()
+  }
+
+  /** An entry with its seq: the next one, or (shared) a later one, when what came between was let go already. */
+  place(entry: RequestEntry): RequestEntry {
+    if (entry.seq < this.nextSeq) return entry
+    if (entry.seq > this.nextSeq) {
+      // A gap: nothing kept joins up with what comes next.
+      this.ring.fill(undefined)
+      this.bytesKept = 0
+      this.oldest = entry.seq
+    }
+    this.nextSeq = entry.seq + 1
     const bytes = Buffer.byteLength(JSON.stringify(entry))
     // The oldest go first, until the new one fits in count and in bytes (it is kept even if alone it does not).
     while (this.oldest < entry.seq && (entry.seq - this.oldest >= this.capacity || this.bytesKept + bytes > this.maxBytes)) {
@@ -188,5 +236,77 @@ export class RequestLog {
   subscribe(listener: (entry: RequestEntry) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+}
+
+/** Entries waiting to be sent past this many are dropped, the oldest first (the database is down or slow). */
+const OUTGOING_MAX = 10_000
+
+/** A request log shared through the store: sends this instance's entries, reads back everyone's in order. */
+class SharingLog {
+  private outgoing: string[] = []
+  private sending: Promise<void> | undefined
+  private reading: Promise<void> | undefined
+  private readAgain = false
+  private stopped = false
+  private readonly stopWake: () => void
+
+  constructor(
+    private readonly log: RequestLog,
+    private readonly entries: SharedEntries,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.stopWake = entries.onAppended(() => void this.read())
+    void this.read()
+  }
+
+  send(described: Omit<RequestEntry, 'seq'>): void {
+    if (this.stopped) return
+    if (this.outgoing.length >= OUTGOING_MAX) this.outgoing.splice(0, OUTGOING_MAX / 2)
+    this.outgoing.push(JSON.stringify(described))
+    // The requests answered in one turn go in one append.
+    this.sending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush())
+  }
+
+  private async flush(): Promise<void> {
+    while (this.outgoing.length > 0) {
+      const batch = this.outgoing.splice(0)
+      await this.entries.append(batch).catch(this.onError)
+    }
+    this.sending = undefined
+    await this.read()
+  }
+
+  /** Reads what was appended since the newest entry held, one read at a time (one more if asked meanwhile). */
+  read(): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true
+      return this.reading
+    }
+    this.reading = (async () => {
+      do {
+        this.readAgain = false
+        try {
+          const rows = this.log.latestSeq === 0 ? await this.entries.newest(this.log.capacity) : await this.entries.after(this.log.latestSeq, this.log.capacity)
+          for (const row of rows) {
+            if (this.stopped) return
+            this.log.place({ seq: row.id, ...(JSON.parse(row.text) as Omit<RequestEntry, 'seq'>) })
+          }
+          if (rows.length === this.log.capacity) this.readAgain = true
+        } catch (error) {
+          this.onError(error)
+        }
+      } while (this.readAgain && !this.stopped)
+    })().finally(() => (this.reading = undefined))
+    return this.reading
+  }
+
+  async settled(): Promise<void> {
+    while (this.sending || this.reading) await (this.sending ?? this.reading)
+  }
+
+  stop(): void {
+    this.stopped = true
+    this.stopWake()
   }
 }

@@ -180,8 +180,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
         ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
       })
   // What is running so far, stopped in turn if the start fails.
-  const started: { callbacks?: CallbackDispatcher; app?: FastifyInstance; expiry?: ExpiryWatch; chain?: ChainService; leading?: () => void } = {}
+  const started: { callbacks?: CallbackDispatcher; app?: FastifyInstance; expiry?: ExpiryWatch; chain?: ChainService; leading?: () => void; sharing?: () => void } = {}
   try {
+    // A team sandbox's request log is the instances' one list.
+    const sharedRequests = store.sharedEntries('requests', requests.capacity)
+    // An entry that cannot be sent while the database is down is left out: every request answers 503 meanwhile anyway.
+    if (sharedRequests) started.sharing = requests.share(sharedRequests)
     const saved = store.clock()
     if (saved) sandboxClock.load(saved)
     let chain: ChainService | undefined
@@ -300,6 +304,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           sandboxClock.stop()
           await callbacks.stop()
           await app.close()
+          await requests.settled()
+          started.sharing?.()
           await store.close()
         })()),
     }
@@ -311,6 +317,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     sandboxClock.stop()
     await started.callbacks?.stop().catch(() => {})
     await started.app?.close().catch(() => {})
+    started.sharing?.()
     await store.release()
     throw error
   }

@@ -53,6 +53,12 @@ export interface StoreEngine {
   /** The sandbox's URL, once it listens: the file engine's lock records it, so a second start can name it. */
   announce?(url: string): void
 
+  /**
+   * A list beside the state that the instances share (the request log), keeping about the newest `keep` entries;
+   * absent when nothing else shares the engine.
+   */
+  entries?(channel: string, keep: number): SharedEntries
+
   /** What /_sandbox/health and `pay sandbox status` say of the store (absent: the location alone, one instance). */
   describe?(): Promise<StoreDescription>
 
@@ -64,6 +70,21 @@ export interface StoreEngine {
 
   /** Lets the stored data go without writing anything more (a start that failed once open). */
   release(): Promise<void>
+}
+
+/**
+ * A list of entries beside the state, shared by the instances: each appends its own, and every one reads them all
+ * in one order (ids given as they are committed). Not part of the state: never in a snapshot or an export.
+ */
+export interface SharedEntries {
+  /** Appends texts in order. */
+  append(texts: readonly string[]): Promise<void>
+  /** Entries after `id`, oldest first, at most `limit`. */
+  after(id: number, limit: number): Promise<Array<{ id: number; text: string }>>
+  /** The newest `limit` entries, oldest first. */
+  newest(limit: number): Promise<Array<{ id: number; text: string }>>
+  /** Calls `wake` when another instance (or this one) appended; the returned function stops it. */
+  onAppended(wake: () => void): () => void
 }
 
 /** Which store is in use, and how many instances share it. */

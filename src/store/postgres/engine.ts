@@ -4,7 +4,7 @@ import pg from 'pg'
 import { journalRecordProblem, storedRecordProblem, type StoredList } from '../../domain/record-schema.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { Change } from '../changes.js'
-import type { EngineHost, EngineOpened, FullImage, RemoteUnit, StoreDescription, StoreEngine, UnitResult, UnitWrite, WriteOutcome } from '../engine.js'
+import type { EngineHost, EngineOpened, FullImage, RemoteUnit, SharedEntries, StoreDescription, StoreEngine, UnitResult, UnitWrite, WriteOutcome } from '../engine.js'
 import { DataFileError } from '../errors.js'
 import { keyOf, keyText, type RecordKind, REPLACE_KINDS, RESET_KINDS } from '../keys.js'
 import { AdvisoryLeadership } from './leader.js'
@@ -29,6 +29,7 @@ const PAGE = 5_000
 const PART_RECORDS = 2_000
 const LISTEN_RETRY_MS = { first: 250, max: 5_000 }
 const CHANNEL = 'pay_changes'
+const ENTRIES_CHANNEL = 'pay_entries'
 
 const LISTS = ['merchants', 'payments', 'deliveries', 'verifies', 'tgBots', 'tgChats', 'tgMessages', 'tgUpdates', 'tgFiles'] as const satisfies readonly StoredList[]
 
@@ -62,6 +63,8 @@ export class PostgresEngine implements StoreEngine {
   private listenRetryMs = LISTEN_RETRY_MS.first
   private listenTimer: NodeJS.Timeout | undefined
   private wake: (() => void) | undefined
+  /** Per shared list, those to wake when it grows. */
+  private readonly entryWakes = new Map<string, Set<() => void>>()
   private closed = false
 
   constructor(options: PostgresEngineOptions) {
@@ -270,16 +273,57 @@ export class PostgresEngine implements StoreEngine {
     client.on('error', retry)
     client.on('end', retry)
     client.on('notification', (message) => {
-      if (Number(message.payload) > this.host.seq) this.wake?.()
+      if (message.channel === ENTRIES_CHANNEL) {
+        for (const wake of this.entryWakes.get(message.payload ?? '') ?? []) wake()
+      } else if (Number(message.payload) > this.host.seq) {
+        this.wake?.()
+      }
     })
     client
       .connect()
-      .then(() => client.query(`LISTEN ${CHANNEL}`))
+      .then(() => client.query(`LISTEN ${CHANNEL}; LISTEN ${ENTRIES_CHANNEL}`))
       .then(() => {
         this.listenRetryMs = LISTEN_RETRY_MS.first
         this.wake?.()
+        for (const wakes of this.entryWakes.values()) for (const wake of wakes) wake()
       })
       .catch(retry)
+  }
+
+  // ── shared lists beside the state ─────────────────────────────────────
+
+  entries(channel: string, keep: number): SharedEntries {
+    const read = (rows: Array<{ id: string; body: string }>) => rows.map((row) => ({ id: Number(row.id), text: row.body }))
+    return {
+      append: (texts) =>
+        this.transaction(async (client) => {
+          // Ids under the list's head row lock: a reader never passes over an id that commits later.
+          const head = await client.query<{ id: string }>(
+            'INSERT INTO pay_entry_heads (channel, id) VALUES ($1, $2) ON CONFLICT (channel) DO UPDATE SET id = pay_entry_heads.id + EXCLUDED.id RETURNING id',
+            [channel, texts.length],
+          )
+          const last = Number(head.rows[0]!.id)
+          const first = last - texts.length + 1
+          await client.query('INSERT INTO pay_entries (channel, id, body) SELECT $1, i, b FROM unnest($2::bigint[], $3::text[]) AS t(i, b)', [
+            channel,
+            texts.map((_, i) => first + i),
+            texts,
+          ])
+          // Bounded: twice what readers keep, so one a little behind still finds what it has not read.
+          await client.query('DELETE FROM pay_entries WHERE channel = $1 AND id <= $2', [channel, last - 2 * keep])
+          await client.query('SELECT pg_notify($1, $2)', [ENTRIES_CHANNEL, channel])
+        }),
+      after: async (id, limit) =>
+        read((await this.pool.query('SELECT id, body FROM pay_entries WHERE channel = $1 AND id > $2 ORDER BY id LIMIT $3', [channel, id, limit])).rows),
+      newest: async (limit) =>
+        read((await this.pool.query('SELECT id, body FROM (SELECT id, body FROM pay_entries WHERE channel = $1 ORDER BY id DESC LIMIT $2) AS newest ORDER BY id', [channel, limit])).rows),
+      onAppended: (wake) => {
+        let wakes = this.entryWakes.get(channel)
+        if (!wakes) this.entryWakes.set(channel, (wakes = new Set()))
+        wakes.add(wake)
+        return () => wakes.delete(wake)
+      },
+    }
   }
 
   // ── compaction ────────────────────────────────────────────────────────

@@ -11,8 +11,10 @@ import type { PoolClient } from 'pg'
  * - pay_heads: per record key, the seq of the change that last wrote it: what a unit's expectations are checked against.
  * - pay_snapshots: the log compacted: the full image at a seq, in parts of bounded size.
  * - pay_instances: the instances running on the database, and how far each has applied the log (heartbeat).
+ * - pay_entries, pay_entry_heads: lists beside the state that the instances share, bounded (the request log);
+ *   each list's ids are given under a row lock on its head, so id order is commit order.
  */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 const MIGRATIONS: ReadonlyArray<readonly string[]> = [
   // 1: the log, its heads and snapshots, the instances.
@@ -48,6 +50,19 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        started_at timestamptz NOT NULL DEFAULT now(),
        seen_at timestamptz NOT NULL DEFAULT now(),
        applied bigint NOT NULL DEFAULT 0
+     )`,
+  ],
+  // 2: shared lists beside the state (the request log).
+  [
+    `CREATE TABLE pay_entry_heads (
+       channel text PRIMARY KEY,
+       id bigint NOT NULL
+     )`,
+    `CREATE TABLE pay_entries (
+       channel text NOT NULL,
+       id bigint NOT NULL,
+       body text NOT NULL,
+       PRIMARY KEY (channel, id)
      )`,
   ],
 ]
