@@ -59,6 +59,12 @@ export interface StoreEngine {
    */
   entries?(channel: string, keep: number): SharedEntries
 
+  /**
+   * Claims `name` for this instance (a bot's long poll): the newest claim of a name, by any instance, wins, and
+   * the claims it overtakes are told. Absent when nothing else shares the engine.
+   */
+  claim?(name: string): Claim
+
   /** What /_sandbox/health and `pay sandbox status` say of the store (absent: the location alone, one instance). */
   describe?(): Promise<StoreDescription>
 
@@ -85,6 +91,14 @@ export interface SharedEntries {
   newest(limit: number): Promise<Array<{ id: number; text: string }>>
   /** Calls `wake` when another instance (or this one) appended; the returned function stops it. */
   onAppended(wake: () => void): () => void
+}
+
+/** A claim: lost once a newer claim of its name is made, by this instance or another. */
+export interface Claim {
+  /** Calls `lost` when a newer claim overtakes this one. */
+  onLost(lost: () => void): void
+  /** Lets go of it (what it was for is over). */
+  release(): void
 }
 
 /** Which store is in use, and how many instances share it. */

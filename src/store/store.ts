@@ -2,7 +2,7 @@ import { SandboxError } from '../domain/outcomes.js'
 import { journalRecordProblem } from '../domain/record-schema.js'
 import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEntry, VerifyJournal } from '../domain/types.js'
 import type { TelegramChange } from '../domain/telegram-records.js'
-import { type EngineHost, type Leadership, type OpenReport, type RemoteUnit, type SharedEntries, SOLE_LEADER, type StoreDescription, type StoreEngine } from './engine.js'
+import { type Claim, type EngineHost, type Leadership, type OpenReport, type RemoteUnit, type SharedEntries, SOLE_LEADER, type StoreDescription, type StoreEngine } from './engine.js'
 import { ConflictError } from './errors.js'
 import { PendingView } from './pending.js'
 import { type Applied, type Change, State, type StateImage, type StateReader } from './state.js'
@@ -10,7 +10,7 @@ import type { TelegramReader } from './telegram-state.js'
 import { type Unit, Units } from './units.js'
 
 export type { Applied, Change, StateImage, StateReader } from './state.js'
-export type { OpenReport, SharedEntries, StoreDescription } from './engine.js'
+export type { Claim, OpenReport, SharedEntries, StoreDescription } from './engine.js'
 
 export const DEFAULT_MERCHANT = { key: 'sandbox', name: 'Sandbox merchant' } as const
 
@@ -499,6 +499,11 @@ export class Store<E extends StoreEngine = StoreEngine> {
   /** A list beside the state shared by the instances (see SharedEntries); undefined when nothing else shares the engine. */
   sharedEntries(channel: string, keep: number): SharedEntries | undefined {
     return this.engine.entries?.(channel, keep)
+  }
+
+  /** Claims `name` among the instances sharing the engine (see Claim); undefined when nothing else shares it. */
+  claim(name: string): Claim | undefined {
+    return this.engine.claim?.(name)
   }
 
   /** Which store is in use, and how many instances share it; 503 storage_unavailable when it cannot be asked. */

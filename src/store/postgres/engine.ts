@@ -4,7 +4,7 @@ import pg from 'pg'
 import { journalRecordProblem, storedRecordProblem, type StoredList } from '../../domain/record-schema.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { Change } from '../changes.js'
-import type { EngineHost, EngineOpened, FullImage, RemoteUnit, SharedEntries, StoreDescription, StoreEngine, UnitResult, UnitWrite, WriteOutcome } from '../engine.js'
+import type { Claim, EngineHost, EngineOpened, FullImage, RemoteUnit, SharedEntries, StoreDescription, StoreEngine, UnitResult, UnitWrite, WriteOutcome } from '../engine.js'
 import { DataFileError } from '../errors.js'
 import { keyOf, keyText, type RecordKind, REPLACE_KINDS, RESET_KINDS } from '../keys.js'
 import { AdvisoryLeadership } from './leader.js'
@@ -30,6 +30,16 @@ const PART_RECORDS = 2_000
 const LISTEN_RETRY_MS = { first: 250, max: 5_000 }
 const CHANNEL = 'pay_changes'
 const ENTRIES_CHANNEL = 'pay_entries'
+const CLAIMS_CHANNEL = 'pay_claims'
+
+/** A claim made here: its number once the database gave it, and the numbers of others' claims heard before that. */
+interface LocalClaim {
+  token: string
+  n: number | undefined
+  heard: number[]
+  lost: (() => void) | undefined
+  done: boolean
+}
 
 const LISTS = ['merchants', 'payments', 'deliveries', 'verifies', 'tgBots', 'tgChats', 'tgMessages', 'tgUpdates', 'tgFiles'] as const satisfies readonly StoredList[]
 
@@ -65,6 +75,8 @@ export class PostgresEngine implements StoreEngine {
   private wake: (() => void) | undefined
   /** Per shared list, those to wake when it grows. */
   private readonly entryWakes = new Map<string, Set<() => void>>()
+  /** Claims made here, by name. */
+  private readonly claims = new Map<string, Set<LocalClaim>>()
   private closed = false
 
   constructor(options: PostgresEngineOptions) {
@@ -273,7 +285,9 @@ export class PostgresEngine implements StoreEngine {
     client.on('error', retry)
     client.on('end', retry)
     client.on('notification', (message) => {
-      if (message.channel === ENTRIES_CHANNEL) {
+      if (message.channel === CLAIMS_CHANNEL) {
+        this.heardClaim(message.payload ?? '')
+      } else if (message.channel === ENTRIES_CHANNEL) {
         for (const wake of this.entryWakes.get(message.payload ?? '') ?? []) wake()
       } else if (Number(message.payload) > this.host.seq) {
         this.wake?.()
@@ -281,7 +295,7 @@ export class PostgresEngine implements StoreEngine {
     })
     client
       .connect()
-      .then(() => client.query(`LISTEN ${CHANNEL}; LISTEN ${ENTRIES_CHANNEL}`))
+      .then(() => client.query(`LISTEN ${CHANNEL}; LISTEN ${ENTRIES_CHANNEL}; LISTEN ${CLAIMS_CHANNEL}`))
       .then(() => {
         this.listenRetryMs = LISTEN_RETRY_MS.first
         this.wake?.()
@@ -324,6 +338,53 @@ export class PostgresEngine implements StoreEngine {
         return () => wakes.delete(wake)
       },
     }
+  }
+
+  // ── claims ────────────────────────────────────────────────────────────
+
+  claim(name: string): Claim {
+    const claim: LocalClaim = { token: randomBytes(8).toString('hex'), n: undefined, heard: [], lost: undefined, done: false }
+    let mine = this.claims.get(name)
+    if (!mine) this.claims.set(name, (mine = new Set()))
+    mine.add(claim)
+    const release = () => {
+      claim.done = true
+      mine.delete(claim)
+      if (mine.size === 0 && this.claims.get(name) === mine) this.claims.delete(name)
+    }
+    // Numbered by a sequence, and announced to every instance with its number: a claim with a higher number wins.
+    void this.pool
+      .query<{ n: string }>(`SELECT n FROM (SELECT nextval('pay_claims_seq') AS n) AS s, pg_notify($1, concat($2::text, ' ', s.n, ' ', $3::text)) AS x`, [CLAIMS_CHANNEL, name, claim.token])
+      .then((result) => {
+        claim.n = Number(result.rows[0]!.n)
+        if (claim.heard.some((n) => n > claim.n!)) this.lose(claim)
+      })
+      // Not announced (the database is down): this instance's own rule still holds, and every request answers 503.
+      .catch(() => {})
+    return {
+      onLost: (lost) => {
+        claim.lost = lost
+      },
+      release,
+    }
+  }
+
+  /** Another claim was made (`<name> <n> <token>`): the claims of that name made here before it are lost. */
+  private heardClaim(payload: string): void {
+    const [token, n, ...rest] = payload.split(' ').reverse()
+    const name = rest.reverse().join(' ')
+    const number = Number(n)
+    for (const claim of this.claims.get(name) ?? []) {
+      if (claim.token === token || claim.done) continue
+      if (claim.n === undefined) claim.heard.push(number)
+      else if (number > claim.n) this.lose(claim)
+    }
+  }
+
+  private lose(claim: LocalClaim): void {
+    if (claim.done) return
+    claim.done = true
+    claim.lost?.()
   }
 
   // ── compaction ────────────────────────────────────────────────────────

@@ -13,8 +13,9 @@ import type { PoolClient } from 'pg'
  * - pay_instances: the instances running on the database, and how far each has applied the log (heartbeat).
  * - pay_entries, pay_entry_heads: lists beside the state that the instances share, bounded (the request log);
  *   each list's ids are given under a row lock on its head, so id order is commit order.
+ * - pay_claims_seq: numbers the claims instances make (a bot's long poll): the newest claim wins.
  */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 const MIGRATIONS: ReadonlyArray<readonly string[]> = [
   // 1: the log, its heads and snapshots, the instances.
@@ -65,6 +66,8 @@ const MIGRATIONS: ReadonlyArray<readonly string[]> = [
        PRIMARY KEY (channel, id)
      )`,
   ],
+  // 3: claims (one long poll per bot across instances).
+  ['CREATE SEQUENCE pay_claims_seq'],
 ]
 
 /** Advisory lock keys (one namespace of bigints per database): the migration, the leader, compaction. */
