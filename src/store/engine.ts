@@ -35,7 +35,7 @@ export interface StoreEngine {
    */
   write(units: readonly UnitWrite[], after: number): Promise<WriteOutcome>
 
-  /** Called once the replica has applied a write's changes: the file engine compacts its journal from here. */
+  /** Called once the replica has applied changes (a write, or others' pulled): the engine compacts from here. */
   applied?(): Promise<void>
 
   /**

@@ -417,6 +417,8 @@ export class Store<E extends StoreEngine = StoreEngine> {
       const units = await this.engine.pull!(this.appliedSeq)
       this.tell(this.applyRemote(units), 'remote')
       waiters.resolve()
+      // Others' changes count toward compaction too: the instance that compacts may write nothing itself.
+      if (units.length > 0 && this.engine.applied) await this.engine.applied()
     } catch (error) {
       waiters.reject(error instanceof SandboxError ? error : new SandboxError('storageUnavailable', `cannot reach ${this.engine.location} (${messageOf(error)})`))
     }
