@@ -141,7 +141,7 @@ export class PostgresEngine implements StoreEngine {
 
   /** The latest snapshot and the changes after it, read as one consistent view, into the replica. */
   private async load(): Promise<{ seq: number; replayed: number }> {
-    const client = await this.pool.connect()
+    const client = await this.connect()
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
       const latest = await client.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM pay_snapshots')
@@ -218,7 +218,7 @@ export class PostgresEngine implements StoreEngine {
   }
 
   async pull(after: number): Promise<RemoteUnit[]> {
-    const client = await this.pool.connect()
+    const client = await this.connect()
     try {
       return await this.allAfter(client, after)
     } finally {
@@ -488,8 +488,21 @@ export class PostgresEngine implements StoreEngine {
     await Promise.allSettled([this.leadership.stop(), listener?.end(), this.pool.end()])
   }
 
-  private async transaction<T>(task: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * A connection of the pool. A connection the server ends while it is checked out (a restart) reports it on the
+   * connection itself, not the pool: heard here, it is not an uncaught error; the query under way fails with it.
+   */
+  private async connect(): Promise<pg.PoolClient> {
     const client = await this.pool.connect()
+    if (!heard.has(client)) {
+      heard.add(client)
+      client.on('error', () => {})
+    }
+    return client
+  }
+
+  private async transaction<T>(task: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.connect()
     let broken: Error | undefined
     try {
       await client.query('BEGIN')
@@ -504,6 +517,9 @@ export class PostgresEngine implements StoreEngine {
     }
   }
 }
+
+/** Connections of the pool with an error listener of their own (see PostgresEngine.connect). */
+const heard = new WeakSet<pg.PoolClient>()
 
 /** What a change does to the heads: the record it writes gets its seq; a reset or import clears kinds' heads. */
 type HeadOp = { set: string; kind: RecordKind; version: number } | { clear: readonly RecordKind[] }
