@@ -175,6 +175,11 @@ export class Store<E extends StoreEngine = StoreEngine> {
     return this.durable.telegram
   }
 
+  /** The seq the replica stands at: every change up to it is applied. */
+  get seq(): number {
+    return this.appliedSeq
+  }
+
   // ── the change feed ───────────────────────────────────────────────────
 
   /** Tells `listener` of every change applied from now on; the returned function stops it. */

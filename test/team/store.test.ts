@@ -5,6 +5,7 @@
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { parseStoreUrl, type StoreUrl } from '../../src/domain/store-url.js'
 import { openStore } from '../../src/store/open.js'
+import { sandbox } from '../helpers.js'
 import { payment, trackIdOf } from '../store/records.js'
 import { adminQuery, freshDatabase } from './postgres.js'
 
@@ -34,5 +35,21 @@ describe('the shared log', () => {
     expect(report.replayed).toBeLessThan(100)
     expect(third.counts().payments).toBe(120)
     expect(third.getPayment(trackIdOf(119))).toBeDefined()
+  })
+})
+
+describe('the sandbox clock of a team sandbox', () => {
+  test('an advance through an instance that does not lead answers once the leader fired what it made due: the payment it expired is expired at once', async () => {
+    const url = await freshDatabase()
+    const a = await sandbox({ store: url, paymentTtlMs: 60_000 })
+    await expect.poll(async () => ((await a.client.health()).store as { leading: boolean }).leading).toBe(true)
+    const b = await sandbox({ store: url, paymentTtlMs: 60_000 })
+    const created = await b.client.createPayment({ merchant: 'sandbox', amount: 5, callbackUrl: 'http://127.0.0.1:9/cb' })
+    if (created.result !== 100) throw new Error(JSON.stringify(created))
+    const moved = await b.client.raw({ method: 'POST', path: '/_sandbox/clock/advance', body: { ms: 120_000 } })
+    expect(moved.status).toBe(200)
+    expect((moved.json as { fired: number }).fired).toBeGreaterThanOrEqual(1)
+    const shown = await b.client.raw({ method: 'GET', path: `/_sandbox/payments/${created.trackId}` })
+    expect((shown.json as { payment: { status: string } }).payment.status).toBe('expired')
   })
 })
