@@ -206,7 +206,30 @@ export class PostgresEngine implements StoreEngine {
         written.push({ seq: seq + 1, changes: unit.changes })
         for (const change of unit.changes) headOps.push(...headsOf(change, ++seq, heads))
       }
-      if (written.length > 0) {
+      if (written.length > 0 && headOps.every((op) => 'set' in op)) {
+        // The usual write in one statement, one round trip while the head is locked: the changes, the heads of the
+        // records they write, the head, the notification.
+        const sets = lastSets(headOps)
+        await client.query(
+          `WITH changes AS (INSERT INTO pay_changes (seq, instance, unit) SELECT s, $1, u FROM unnest($2::bigint[], $3::text[]) AS t(s, u)),
+                heads AS (INSERT INTO pay_heads (key, kind, version) SELECT * FROM unnest($4::text[], $5::text[], $6::bigint[])
+                          ON CONFLICT (key) DO UPDATE SET kind = EXCLUDED.kind, version = EXCLUDED.version),
+                head AS (UPDATE pay_log_head SET seq = $7)
+           SELECT pg_notify($8, $9)`,
+          [
+            this.instance,
+            written.map((u) => u.seq),
+            written.map((u) => JSON.stringify(u.changes)),
+            [...sets.keys()],
+            [...sets.values()].map((v) => v.kind),
+            [...sets.values()].map((v) => v.version),
+            seq,
+            CHANNEL,
+            String(seq),
+          ],
+        )
+      } else if (written.length > 0) {
+        // A reset or an import clears heads between the others: in turn.
         await this.insertUnits(client, written)
         await applyHeads(client, headOps)
         await client.query('UPDATE pay_log_head SET seq = $1', [seq])
@@ -546,6 +569,13 @@ function headsOf(change: Change, seq: number, heads: Map<string, number>): HeadO
   const text = keyText(key)
   heads.set(text, seq)
   return [{ set: text, kind: key.kind, version: seq }]
+}
+
+/** The heads a write without clears leaves: the last version of each key. */
+function lastSets(ops: readonly HeadOp[]): Map<string, { kind: RecordKind; version: number }> {
+  const sets = new Map<string, { kind: RecordKind; version: number }>()
+  for (const op of ops) if ('set' in op) sets.set(op.set, { kind: op.kind, version: op.version })
+  return sets
 }
 
 /** Writes head changes in order: consecutive sets in one statement (the last of a key wins), clears between them. */
