@@ -34,4 +34,24 @@ describe('the Bot API emulator of a team sandbox', () => {
     expect(got.status).toBe(200)
     expect(got.body.result?.map((u) => u.message?.text)).toEqual(['hello from A'])
   })
+
+  test('a button pressed through A, answered by the bot through B: the press waiting on A gets the answer', async () => {
+    const url = await freshDatabase()
+    const a = await sandbox({ store: url })
+    const b = await sandbox({ store: url })
+    await api(a, 'getMe')
+    await a.client.chatSend({ bot: token.split(':')[0]!, text: '/start' })
+    const first = await api(b, 'getUpdates', { timeout: 5 })
+    const chatId = (first.body.result?.[0] as unknown as { message: { chat: { id: number } } }).message.chat.id
+    const offset = first.body.result![0]!.update_id + 1
+    await api(b, 'sendMessage', { chat_id: chatId, text: 'Ready?', reply_markup: { inline_keyboard: [[{ text: 'Done', callback_data: 'done' }]] } })
+    const pressing = a.client.chatPress({ bot: token.split(':')[0]!, button: 'Done', wait: 8000 })
+    const update = await api(b, 'getUpdates', { offset, timeout: 5 })
+    const query = (update.body.result?.[0] as unknown as { callback_query: { id: string; data: string } }).callback_query
+    expect(query.data).toBe('done')
+    expect((await api(b, 'answerCallbackQuery', { callback_query_id: query.id, text: 'Thanks!' })).body).toEqual({ ok: true, result: true })
+    expect(await pressing).toMatchObject({ kind: 'callback', data: 'done', answer: { text: 'Thanks!', showAlert: false } })
+    // Answered once: a second answer, through either instance, is refused as Telegram refuses it.
+    expect((await api(a, 'answerCallbackQuery', { callback_query_id: query.id })).status).toBe(400)
+  })
 })
