@@ -6,7 +6,7 @@
 import { get } from 'node:http'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import { receiver } from '../callbacks/receiver.js'
-import { spawnSandbox } from '../helpers.js'
+import { sandbox, spawnSandbox } from '../helpers.js'
 import { freshDatabase } from './postgres.js'
 
 const json = async (url: string, body?: unknown) => {
@@ -108,5 +108,18 @@ describe('sandboxes started on one PostgreSQL database', () => {
       // One change, one notification.
       expect(shown.json.deliveries).toHaveLength(1)
     }
+  })
+
+  test('three instances: created on one, paid through another, verified on the third', async () => {
+    const url = await freshDatabase()
+    const [a, b, c] = await Promise.all([sandbox({ store: url }), sandbox({ store: url }), sandbox({ store: url })])
+    for (let i = 0; i < 10; i++) {
+      const [x, y, z] = [a!, b!, c!].slice(i % 3).concat([a!, b!, c!].slice(0, i % 3))
+      const created = await json(`${x!.url}/api/v1/request`, { merchant: 'sandbox', amount: 3 + i, callbackUrl: 'http://127.0.0.1:9/cb' })
+      const trackId = created.json.trackId as string
+      expect((await json(`${y!.url}/_sandbox/payments/${trackId}/simulate`, { outcome: 'paid' })).status).toBe(200)
+      expect((await json(`${z!.url}/api/v1/verify`, { merchant: 'sandbox', trackId })).json).toMatchObject({ result: 100, amount: 3 + i })
+    }
+    expect(((await json(`${c!.url}/_sandbox/health`)).json.store as { instances: number }).instances).toBe(3)
   })
 })
