@@ -186,10 +186,9 @@ export const START_OPTIONS = {
   durability: option({
     kind: 'string',
     description:
-      'when a change is acknowledged: disk (after fdatasync: survives a power loss) or os (once the OS has the write, synced within 1 s: survives the process being killed, not a power loss; faster)',
+      'when a change is acknowledged: disk (after fdatasync: survives a power loss) or os (once the OS has the write, synced within 1 s: survives the process being killed, not a power loss; faster) [default: disk]',
     env: 'PAY_SANDBOX_DURABILITY',
     options: DURABILITIES,
-    default: 'disk',
     parse: (text) => text as Durability,
     write: (durability) => durability,
     apply: (durability, draft) => void (draft.durability = durability),
@@ -378,6 +377,9 @@ export function configFrom(flags: Readonly<Record<string, unknown>>, randomSeed:
   }
   if (checked.store !== undefined && checked.data !== undefined) {
     throw new RangeError('--store and --data both say where the state is kept: give --store (a PostgreSQL database) or --data (a data file), not both')
+  }
+  if (checked.store !== undefined && checked.durability !== undefined) {
+    throw new RangeError('--durability is for the data file: with --store a change is acknowledged once its transaction is committed, as durable as the database makes it')
   }
   // The callback settings together (e.g. retries need a wait to wait).
   resolvePolicy(draftOf(checked).callbacks)
