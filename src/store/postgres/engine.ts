@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import pg from 'pg'
-import { journalRecordProblem, storedRecordProblem, type StoredList } from '../../domain/record-schema.js'
 import { SandboxError } from '../../domain/outcomes.js'
 import type { Change } from '../changes.js'
 import type { Claim, EngineHost, EngineOpened, FullImage, RemoteUnit, SharedEntries, StoreDescription, StoreEngine, UnitResult, UnitWrite, WriteOutcome } from '../engine.js'
 import { DataFileError } from '../errors.js'
-import { keyOf, keyText, type RecordKind, REPLACE_KINDS, RESET_KINDS } from '../keys.js'
+import { applyHeads, type HeadOp, headsOf, lastSets } from './heads.js'
+import { Beside, BESIDE_CHANNELS } from './beside.js'
 import { AdvisoryLeadership } from './leader.js'
+import { mergePart, partsOf, readUnit } from './records.js'
 import { LOCKS, migrate, SCHEMA_VERSION, SchemaTooNewError } from './schema.js'
 
 export interface PostgresEngineOptions {
@@ -25,26 +26,9 @@ export interface PostgresEngineOptions {
 const LIVE_WITHIN_S = 10
 /** Rows of the log read per query when catching up. */
 const PAGE = 5_000
-/** Records per part of a snapshot: no one text grows past what a string holds. */
-const PART_RECORDS = 2_000
 const LISTEN_RETRY_MS = { first: 250, max: 5_000 }
 const CHANNEL = 'pay_changes'
-const ENTRIES_CHANNEL = 'pay_entries'
-const CLAIMS_CHANNEL = 'pay_claims'
 
-/** A claim made here: its number once the database gave it, and the numbers of others' claims heard before that. */
-interface LocalClaim {
-  token: string
-  n: number | undefined
-  heard: number[]
-  lost: (() => void) | undefined
-  done: boolean
-}
-
-const LISTS = ['merchants', 'payments', 'deliveries', 'verifies', 'tgBots', 'tgChats', 'tgMessages', 'tgUpdates', 'tgFiles'] as const satisfies readonly StoredList[]
-
-/** A change of the log could not be read: the instance cannot go on in step with the others. */
-class LogUnreadable extends Error {}
 
 /**
  * The log in a PostgreSQL database that any number of instances share (see schema.ts for the tables). Each
@@ -73,10 +57,8 @@ export class PostgresEngine implements StoreEngine {
   private listenRetryMs = LISTEN_RETRY_MS.first
   private listenTimer: NodeJS.Timeout | undefined
   private wake: (() => void) | undefined
-  /** Per shared list, those to wake when it grows. */
-  private readonly entryWakes = new Map<string, Set<() => void>>()
-  /** Claims made here, by name. */
-  private readonly claims = new Map<string, Set<LocalClaim>>()
+  /** Shared lists and claims, beside the state. */
+  private readonly beside: Beside
   private closed = false
 
   constructor(options: PostgresEngineOptions) {
@@ -95,6 +77,7 @@ export class PostgresEngine implements StoreEngine {
     // An idle connection dropped by the server (a restart) is let go; the next query connects again.
     this.pool.on('error', () => {})
     this.leadership = new AdvisoryLeadership(this.config)
+    this.beside = new Beside(this.pool, (task) => this.transaction(task))
   }
 
   // ── open ──────────────────────────────────────────────────────────────
@@ -308,106 +291,26 @@ export class PostgresEngine implements StoreEngine {
     client.on('error', retry)
     client.on('end', retry)
     client.on('notification', (message) => {
-      if (message.channel === CLAIMS_CHANNEL) {
-        this.heardClaim(message.payload ?? '')
-      } else if (message.channel === ENTRIES_CHANNEL) {
-        for (const wake of this.entryWakes.get(message.payload ?? '') ?? []) wake()
-      } else if (Number(message.payload) > this.host.seq) {
-        this.wake?.()
-      }
+      if (this.beside.heard(message.channel, message.payload ?? '')) return
+      if (Number(message.payload) > this.host.seq) this.wake?.()
     })
     client
       .connect()
-      .then(() => client.query(`LISTEN ${CHANNEL}; LISTEN ${ENTRIES_CHANNEL}; LISTEN ${CLAIMS_CHANNEL}`))
+      .then(() => client.query([CHANNEL, ...BESIDE_CHANNELS].map((channel) => `LISTEN ${channel}`).join('; ')))
       .then(() => {
         this.listenRetryMs = LISTEN_RETRY_MS.first
         this.wake?.()
-        for (const wakes of this.entryWakes.values()) for (const wake of wakes) wake()
+        this.beside.wakeAll()
       })
       .catch(retry)
   }
 
-  // ── shared lists beside the state ─────────────────────────────────────
-
   entries(channel: string, keep: number): SharedEntries {
-    const read = (rows: Array<{ id: string; body: string }>) => rows.map((row) => ({ id: Number(row.id), text: row.body }))
-    return {
-      append: (texts) =>
-        this.transaction(async (client) => {
-          // Ids under the list's head row lock: a reader never passes over an id that commits later.
-          const head = await client.query<{ id: string }>(
-            'INSERT INTO pay_entry_heads (channel, id) VALUES ($1, $2) ON CONFLICT (channel) DO UPDATE SET id = pay_entry_heads.id + EXCLUDED.id RETURNING id',
-            [channel, texts.length],
-          )
-          const last = Number(head.rows[0]!.id)
-          const first = last - texts.length + 1
-          await client.query('INSERT INTO pay_entries (channel, id, body) SELECT $1, i, b FROM unnest($2::bigint[], $3::text[]) AS t(i, b)', [
-            channel,
-            texts.map((_, i) => first + i),
-            texts,
-          ])
-          // Bounded: twice what readers keep, so one a little behind still finds what it has not read.
-          await client.query('DELETE FROM pay_entries WHERE channel = $1 AND id <= $2', [channel, last - 2 * keep])
-          await client.query('SELECT pg_notify($1, $2)', [ENTRIES_CHANNEL, channel])
-        }),
-      after: async (id, limit) =>
-        read((await this.pool.query('SELECT id, body FROM pay_entries WHERE channel = $1 AND id > $2 ORDER BY id LIMIT $3', [channel, id, limit])).rows),
-      newest: async (limit) =>
-        read((await this.pool.query('SELECT id, body FROM (SELECT id, body FROM pay_entries WHERE channel = $1 ORDER BY id DESC LIMIT $2) AS newest ORDER BY id', [channel, limit])).rows),
-      onAppended: (wake) => {
-        let wakes = this.entryWakes.get(channel)
-        if (!wakes) this.entryWakes.set(channel, (wakes = new Set()))
-        wakes.add(wake)
-        return () => wakes.delete(wake)
-      },
-    }
+    return this.beside.entries(channel, keep)
   }
-
-  // ── claims ────────────────────────────────────────────────────────────
 
   claim(name: string): Claim {
-    const claim: LocalClaim = { token: randomBytes(8).toString('hex'), n: undefined, heard: [], lost: undefined, done: false }
-    let mine = this.claims.get(name)
-    if (!mine) this.claims.set(name, (mine = new Set()))
-    mine.add(claim)
-    const release = () => {
-      claim.done = true
-      mine.delete(claim)
-      if (mine.size === 0 && this.claims.get(name) === mine) this.claims.delete(name)
-    }
-    // Numbered by a sequence, and announced to every instance with its number: a claim with a higher number wins.
-    void this.pool
-      .query<{ n: string }>(`SELECT n FROM (SELECT nextval('pay_claims_seq') AS n) AS s, pg_notify($1, concat($2::text, ' ', s.n, ' ', $3::text)) AS x`, [CLAIMS_CHANNEL, name, claim.token])
-      .then((result) => {
-        claim.n = Number(result.rows[0]!.n)
-        if (claim.heard.some((n) => n > claim.n!)) this.lose(claim)
-      })
-      // Not announced (the database is down): this instance's own rule still holds, and every request answers 503.
-      .catch(() => {})
-    return {
-      onLost: (lost) => {
-        claim.lost = lost
-      },
-      release,
-    }
-  }
-
-  /** Another claim was made (`<name> <n> <token>`): the claims of that name made here before it are lost. */
-  private heardClaim(payload: string): void {
-    const [token, n, ...rest] = payload.split(' ').reverse()
-    const name = rest.reverse().join(' ')
-    const number = Number(n)
-    for (const claim of this.claims.get(name) ?? []) {
-      if (claim.token === token || claim.done) continue
-      if (claim.n === undefined) claim.heard.push(number)
-      else if (number > claim.n) this.lose(claim)
-    }
-  }
-
-  private lose(claim: LocalClaim): void {
-    if (claim.done) return
-    claim.done = true
-    claim.lost?.()
+    return this.beside.claim(name)
   }
 
   // ── compaction ────────────────────────────────────────────────────────
@@ -543,121 +446,6 @@ export class PostgresEngine implements StoreEngine {
 
 /** Connections of the pool with an error listener of their own (see PostgresEngine.connect). */
 const heard = new WeakSet<pg.PoolClient>()
-
-/** What a change does to the heads: the record it writes gets its seq; a reset or import clears kinds' heads. */
-type HeadOp = { set: string; kind: RecordKind; version: number } | { clear: readonly RecordKind[] }
-
-function headsOf(change: Change, seq: number, heads: Map<string, number>): HeadOp[] {
-  if (change.k === 'reset' || change.k === 'replace') {
-    const kinds = change.k === 'reset' ? RESET_KINDS : REPLACE_KINDS
-    for (const key of [...heads.keys()]) if (kinds.some((kind) => key.startsWith(`${kind}:`))) heads.delete(key)
-    const ops: HeadOp[] = [{ clear: kinds }]
-    if (change.k === 'replace') {
-      // The records an import brings are at its seq, as the replica has them.
-      const v = change.v
-      const records: Change[] = [
-        ...v.merchants.map((m) => ({ k: 'merchant' as const, v: m })),
-        ...v.payments.map((p) => ({ k: 'payment' as const, v: p })),
-        ...v.deliveries.map((d) => ({ k: 'delivery' as const, v: d })),
-      ]
-      for (const record of records) ops.push(...headsOf(record, seq, heads))
-    }
-    return ops
-  }
-  const key = keyOf(change)
-  if (!key) return []
-  const text = keyText(key)
-  heads.set(text, seq)
-  return [{ set: text, kind: key.kind, version: seq }]
-}
-
-/** The heads a write without clears leaves: the last version of each key. */
-function lastSets(ops: readonly HeadOp[]): Map<string, { kind: RecordKind; version: number }> {
-  const sets = new Map<string, { kind: RecordKind; version: number }>()
-  for (const op of ops) if ('set' in op) sets.set(op.set, { kind: op.kind, version: op.version })
-  return sets
-}
-
-/** Writes head changes in order: consecutive sets in one statement (the last of a key wins), clears between them. */
-async function applyHeads(client: pg.ClientBase, ops: readonly HeadOp[]): Promise<void> {
-  const sets = new Map<string, { kind: RecordKind; version: number }>()
-  const flush = async () => {
-    if (sets.size === 0) return
-    await client.query(
-      'INSERT INTO pay_heads (key, kind, version) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[]) ON CONFLICT (key) DO UPDATE SET kind = EXCLUDED.kind, version = EXCLUDED.version',
-      [[...sets.keys()], [...sets.values()].map((s) => s.kind), [...sets.values()].map((s) => s.version)],
-    )
-    sets.clear()
-  }
-  for (const op of ops) {
-    if ('clear' in op) {
-      await flush()
-      await client.query('DELETE FROM pay_heads WHERE kind = ANY($1::text[])', [op.clear])
-    } else {
-      sets.delete(op.set)
-      sets.set(op.set, { kind: op.kind, version: op.version })
-    }
-  }
-  await flush()
-}
-
-/** A unit's changes from the log, each checked as the journal's records are: the log is shared, so read with care. */
-function readUnit(text: string, seq: number, location: string): Change[] {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    throw unreadable(location, seq, 'not JSON')
-  }
-  if (!Array.isArray(parsed) || parsed.length === 0) throw unreadable(location, seq, 'not a list of changes')
-  return parsed.map((change: unknown, i) => {
-    if (typeof change !== 'object' || change === null) throw unreadable(location, seq + i, 'not an object')
-    if ((change as Change).k === 'replace') return change as Change
-    const problem = journalRecordProblem({ s: seq + i, ...change })
-    if (problem !== undefined) throw unreadable(location, seq + i, problem)
-    return change as Change
-  })
-}
-
-function unreadable(location: string, seq: number, why: string): Error {
-  return new LogUnreadable(`change ${seq} in ${location} cannot be read (${why}); it was written by something other than pay-sandbox`)
-}
-
-/** The image in parts of at most PART_RECORDS records: the clock in the first, then each list in slices. */
-function partsOf(image: FullImage): string[] {
-  const parts: string[] = [JSON.stringify(image.clock ? { clock: image.clock } : {})]
-  for (const list of LISTS) {
-    const records = (image[list] ?? []) as unknown[]
-    for (let i = 0; i < records.length; i += PART_RECORDS) parts.push(JSON.stringify({ [list]: records.slice(i, i + PART_RECORDS) }))
-  }
-  return parts
-}
-
-/** Adds a snapshot part's records to the image, each checked as the data file's are. */
-function mergePart(image: FullImage, body: string, location: string): void {
-  let part: Record<string, unknown>
-  try {
-    part = JSON.parse(body) as Record<string, unknown>
-  } catch {
-    throw new DataFileError(`the snapshot in ${location} cannot be read (not JSON); it was written by something other than pay-sandbox`)
-  }
-  const refuse = (problem: string | undefined) => {
-    if (problem !== undefined) throw new DataFileError(`the snapshot in ${location} cannot be read (${problem}); it was written by something other than pay-sandbox`)
-  }
-  if (part.clock !== undefined) {
-    refuse(storedRecordProblem('clock', part.clock))
-    image.clock = part.clock as FullImage['clock']
-  }
-  const target = image as unknown as Record<string, unknown[] | undefined>
-  for (const list of LISTS) {
-    const records = part[list]
-    if (records === undefined) continue
-    if (!Array.isArray(records)) return refuse(`${list} is not a list`)
-    records.forEach((record, i) => refuse(storedRecordProblem(list, record, i)))
-    const into = (target[list] ??= [])
-    for (const record of records) into.push(record)
-  }
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
