@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // A folder for the run's PostgreSQL, started by the first team-sandbox test that needs it (test/team/postgres.ts).
+    globalSetup: ['test/team/global-setup.ts'],
     // A test waits for what it checks (expect.poll, a receiver's waitFor, `eventually`) with deadlines of
     // seconds; these limits are a safety net for a loaded machine, not a budget to spend.
     testTimeout: 60_000,

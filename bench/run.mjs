@@ -11,7 +11,11 @@
 //
 // Environment: BENCH_ROUNDS (alternating rounds per size, default 3), BENCH_SECONDS (measured seconds per
 // round, default 3), BENCH_SIZES (stored payments, default 0,10000,100000), BENCH_ONLY (comma list of
-// flow,stages,node,cold,cli,memory,callbacks).
+// flow,stages,node,cold,cli,memory,callbacks,team).
+//
+// team: the create→verify flow through a team sandbox (--store) with one and with two instances on one PostgreSQL
+// (a cluster this script starts, fsync on, as a server runs), beside the data file; wrk's connections are split
+// over the instances.
 import { execFileSync, spawn } from 'node:child_process'
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
@@ -20,6 +24,8 @@ import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { seedDataFile } from './seed.mjs'
 import { STAGES, stagesOf } from './stages.mjs'
+import { postgresBin } from '../scripts/ensure-postgres.mjs'
+import { startCluster } from '../scripts/postgres-cluster.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -112,14 +118,17 @@ const startOurs = (dataFile, { quiet = false, port = 0, durability } = {}) =>
   )
 const startReference = (port = 0) => startProcess([REFERENCE, String(port)])
 
+/** `pay sandbox start --store <url> --quiet`: an instance of a team sandbox. */
+const startTeamInstance = (url) => startProcess([BIN, 'sandbox', 'start', '--port', '0', '--json', '--quiet', '--store', url])
+
 /**
- * wrk -t2 -c32 with bench/flow.lua: a 1 s warm-up run, then the measured one; `around.before` and `around.after` run
- * just before and after the measured one.
+ * wrk -t2 -c32 with bench/flow.lua: a 1 s warm-up run, then the measured one; `before` and `after` run just before
+ * and after the measured one.
  */
-async function runWrk(url, around = {}) {
+async function runWrk(url, { threads = 2, connections = CONNECTIONS, ...around } = {}) {
   const wrk = (seconds) =>
     new Promise((resolveRun, reject) => {
-      const child = spawn(WRK, ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', '-s', WRK_SCRIPT, url], { stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(WRK, [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--latency', '-s', WRK_SCRIPT, url], { stdio: ['ignore', 'pipe', 'pipe'] })
       let out = ''
       let err = ''
       child.stdout.on('data', (c) => (out += c))
@@ -406,6 +415,65 @@ async function benchStages() {
   return out
 }
 
+// ── team sandbox ──────────────────────────────────────────────────────
+
+/** One round: the flow through `instances` instances on a fresh database, wrk's connections split over them. */
+async function teamRound(cluster, instances) {
+  const name = `bench_${++runs}`
+  await adminSql(cluster, `CREATE DATABASE ${name}`)
+  const url = `postgres://pay@127.0.0.1:${cluster.port}/${name}`
+  const servers = []
+  try {
+    for (let i = 0; i < instances; i++) servers.push(await startTeamInstance(url))
+    const loads = await Promise.all(servers.map((server) => runWrk(server.url, { threads: 1, connections: CONNECTIONS / instances })))
+    const flowsPerSecond = loads.reduce((n, l) => n + l.flowsPerSecond, 0)
+    const errors = loads.reduce((n, l) => n + l.errors, 0)
+    if (errors > 0) log(`  team ×${instances}: ${errors} errors, first: ${loads.find((l) => l.firstError)?.firstError}`)
+    return { flowsPerSecond, errors, p50: Math.max(...loads.map((l) => l.latencyMs.all.p50)), p99: Math.max(...loads.map((l) => l.latencyMs.all.p99)) }
+  } finally {
+    for (const server of servers) await kill(server.child)
+  }
+}
+
+function adminSql(cluster, sql) {
+  return new Promise((resolveSql, reject) => {
+    const child = spawn(join(postgresBin(), 'psql'), ['-h', '127.0.0.1', '-p', String(cluster.port), '-U', 'pay', '-d', 'postgres', '-qc', sql], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (c) => (err += c))
+    child.on('exit', (code) => (code === 0 ? resolveSql() : reject(new Error(`psql: ${err}`))))
+  })
+}
+
+async function benchTeam() {
+  if (!WRK) return { skipped: 'wrk is not installed (apt-get install wrk)' }
+  if (!postgresBin()) return { skipped: "PostgreSQL's initdb and pg_ctl are missing (node scripts/ensure-postgres.mjs)" }
+  const dir = join(work, 'postgres')
+  await mkdir(dir)
+  // The cluster runs as the postgres user when we are root: it must get through the bench's folder.
+  await import('node:fs/promises').then((fs) => fs.chmod(work, 0o755))
+  const cluster = await startCluster(dir, { durable: true })
+  try {
+    const rounds = { file: [], one: [], two: [] }
+    const { file } = await seed(0)
+    for (let r = 0; r < ROUNDS; r++) {
+      const server = await startOurs(await freshCopy(file), { quiet: true })
+      try {
+        const load = await runWrk(server.url)
+        rounds.file.push({ flowsPerSecond: load.flowsPerSecond, errors: load.errors, p50: load.latencyMs.all.p50, p99: load.latencyMs.all.p99 })
+      } finally {
+        await kill(server.child)
+      }
+      rounds.one.push(await teamRound(cluster, 1))
+      rounds.two.push(await teamRound(cluster, 2))
+      log(`team round ${r + 1}: data file ${rounds.file.at(-1).flowsPerSecond}, one instance ${rounds.one.at(-1).flowsPerSecond}, two ${rounds.two.at(-1).flowsPerSecond} flows/s`)
+    }
+    const sum = (rs) => ({ flowsPerSecond: Math.round(median(rs.map((x) => x.flowsPerSecond))), p50: round(median(rs.map((x) => x.p50)), 3), p99: round(median(rs.map((x) => x.p99)), 3), errors: rs.reduce((n, x) => n + x.errors, 0) })
+    return { file: sum(rounds.file), one: sum(rounds.one), two: sum(rounds.two), rounds }
+  } finally {
+    await cluster.stop('immediate')
+  }
+}
+
 // ── cold start ────────────────────────────────────────────────────────
 
 /**
@@ -622,6 +690,7 @@ try {
   if (wants('cli')) results.cli = await benchCli()
   if (wants('memory')) results.memory = await benchMemory()
   if (wants('callbacks')) results.callbacks = await benchCallbacks()
+  if (wants('team')) results.team = await benchTeam()
 } finally {
   await rm(work, { recursive: true, force: true })
 }
@@ -707,6 +776,14 @@ function table(r) {
       if (f.size === mm.size) lines.push(`| server peak RSS under load, ${k(f.size)} stored | ${f.ours.peakRssMB} MB | bare Fastify: ${f.reference.peakRssMB} MB | | | |`)
     }
     lines.push(`| graceful stop, ${k(mm.size)} stored (writes the data file) | ${mm.stopMs} ms | | | | |`)
+  }
+  if (r.team) {
+    const t = r.team
+    if (t.skipped) lines.push(`| create→verify, team sandbox (PostgreSQL) | not measured: ${t.skipped} | | | | |`)
+    else {
+      lines.push(`| create→verify, team sandbox, one instance on PostgreSQL | ${flows(t.one)} | the data file (--quiet): ${flows(t.file)} | ${round(t.one.flowsPerSecond / t.file.flowsPerSecond)}× | | |`)
+      lines.push(`| create→verify, team sandbox, two instances on one PostgreSQL | ${flows(t.two)} | the data file (--quiet): ${flows(t.file)} | ${round(t.two.flowsPerSecond / t.file.flowsPerSecond)}× | | |`)
+    }
   }
   if (r.stages) lines.push('', ...stageTable(r.stages, r.flow?.find((f) => f.size === r.stages.size)))
   return lines.join('\n')

@@ -49,7 +49,7 @@ await build({
   logLevel: 'warning',
   // Loaded by the server, scenario runner and emulator only, which run from their own chunks anyway: kept as
   // packages so that their own file lookups (fastify's plugins, Ajv's formats) work as installed.
-  external: ['typescript', 'ts-node', 'fastify', '@fastify/*', 'lowdb', 'ajv', 'ajv/*', 'yaml', 'qrcode', 'playwright-core', 'fast-check'],
+  external: ['typescript', 'ts-node', 'pg', 'fastify', '@fastify/*', 'lowdb', 'ajv', 'ajv/*', 'yaml', 'qrcode', 'playwright-core', 'fast-check'],
   // Bundled CommonJS (oclif and its dependencies) needs `require` for Node's own modules, and oclif finds its own
   // package.json from `__dirname`: looked up when oclif first asks (a lookup costs ~15 ms at every start).
   define: { __dirname: '__payOclif.dir' },

@@ -7,6 +7,7 @@ export const GUIDES = [
   { name: 'test-a-shop', title: 'Test a shop' },
   { name: 'test-a-bot', title: 'Test a Telegram bot' },
   { name: 'unhappy-paths', title: 'Rehearse the unhappy paths' },
+  { name: 'team-sandbox', title: 'Share a team sandbox on PostgreSQL' },
   { name: 'support-replay', title: 'Replay a callback for support' },
   { name: 'test-suite', title: 'Use pay from a test suite' },
 ] as const

@@ -44,8 +44,8 @@ export interface SandboxOptions extends Omit<StartOptions, 'port'> {
 }
 
 /**
- * Starts a sandbox for a test suite: a free port on 127.0.0.1 and, unless `dataFile` is given, a temporary
- * data file removed on stop.
+ * Starts a sandbox for a test suite: a free port on 127.0.0.1 and, unless `dataFile` or `store` (a PostgreSQL URL)
+ * is given, a temporary data file removed on stop.
  *
  * ```ts
  * const sandbox = await startSandbox()
@@ -54,11 +54,10 @@ export interface SandboxOptions extends Omit<StartOptions, 'port'> {
  * ```
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  const tempDir = options.dataFile === undefined ? await mkdtemp(join(tmpdir(), 'pay-sandbox-')) : undefined
-  const dataFile = options.dataFile ?? join(tempDir!, 'data.json')
+  const tempDir = options.dataFile === undefined && options.store === undefined ? await mkdtemp(join(tmpdir(), 'pay-sandbox-')) : undefined
   let server: RunningSandbox
   try {
-    server = await startServer({ ...options, port: options.port ?? 0, dataFile })
+    server = await startServer({ ...options, port: options.port ?? 0, ...(tempDir !== undefined ? { dataFile: join(tempDir, 'data.json') } : {}) })
   } catch (error) {
     if (tempDir) await rm(tempDir, { recursive: true, force: true })
     throw error

@@ -52,7 +52,14 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     const { describeLab } = await import('../../src/cli/lab-options.js')
     if (flags.detach) {
       const { startDetached } = await import('../../src/cli/detach.js')
-      return startDetached({ root: this.config.root, data: config.data ?? DEFAULT_DATA_FILE, args: configArgs(config), say: (line) => this.log(line) })
+      return startDetached({
+        root: this.config.root,
+        data: config.data ?? DEFAULT_DATA_FILE,
+        args: configArgs(config),
+        // Not in its arguments: a password there shows in every process list.
+        ...(config.store ? { env: { PAY_SANDBOX_STORE: config.store.url } } : {}),
+        say: (line) => this.log(line),
+      })
     }
     const { startServer } = await import('../../src/server/start.js')
     // With --json, stdout carries only the start record; request lines go to stderr. Lines carry request
@@ -108,7 +115,7 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
     this.log(
       fields([
         ['URL', paint(chalk.cyan, running.url)],
-        ['data file', running.info.dataFile],
+        [config.store ? 'store' : 'data file', running.info.dataFile],
         ['merchant key', merchantKey ?? paint(chalk.yellow, 'none enabled — pay merchant create')],
         ['inspector', paint(chalk.cyan, `${running.url}/`)],
         ['public URL', running.info.settings?.publicUrl],

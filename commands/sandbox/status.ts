@@ -19,7 +19,9 @@ export default class SandboxStatus extends ClientCommand {
       fields([
         ['version', health.version],
         ['pid', health.pid],
-        ['data file', health.dataFile],
+        health.store?.engine === 'postgres'
+          ? ['store', `${health.store.location} (${plural(health.store.instances, 'sandbox', 'sandboxes')} live on it${health.store.leading ? '; this one leads' : ''})`]
+          : ['data file', health.dataFile],
         ['since', health.startedAt],
         ['merchants', health.counts.merchants],
         ['payments', health.counts.payments],
@@ -29,4 +31,8 @@ export default class SandboxStatus extends ClientCommand {
     )
     return health
   }
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`
 }

@@ -23,6 +23,8 @@ export interface DetachOptions {
   data: string
   /** The `pay sandbox start` flags of the background process (see configArgs). */
   args: string[]
+  /** Environment variables the background process gets besides this one's. */
+  env?: Record<string, string>
   /** Human output (silent under --json). */
   say: (text: Styled) => void
   timeoutMs?: number
@@ -50,7 +52,7 @@ export async function startDetached(options: DetachOptions): Promise<DetachedSta
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', fd, fd],
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, ...options.env, NO_COLOR: '1' },
   })
   closeSync(fd)
 

@@ -35,7 +35,7 @@ export async function execWithSandbox(command: string[], config: SandboxConfig, 
       throw new PayError(`--log: cannot write ${logFile}: ${(error as Error).message}`, ExitCode.usage, { code: 'usage' })
     }
   }
-  const temp = config.data === undefined ? await mkdtemp(join(tmpdir(), 'pay-sandbox-exec-')) : undefined
+  const temp = config.data === undefined && config.store === undefined ? await mkdtemp(join(tmpdir(), 'pay-sandbox-exec-')) : undefined
   const removeTemp = () => (temp !== undefined ? rm(temp, { recursive: true, force: true }) : Promise.resolve())
   installLastResort()
 
@@ -47,7 +47,7 @@ export async function execWithSandbox(command: string[], config: SandboxConfig, 
       ...options,
       port: config.port ?? 0,
       host,
-      dataFile: config.data ?? join(temp!, 'data.json'),
+      ...(config.store === undefined ? { dataFile: config.data ?? join(temp!, 'data.json') } : {}),
       ...(seed !== undefined ? { seed } : {}),
       ...(logFile !== undefined ? { log: toLog } : {}),
       // `pay sandbox stop` from the command stops the sandbox; the command runs on.
@@ -63,7 +63,7 @@ export async function execWithSandbox(command: string[], config: SandboxConfig, 
     return startFailure(error)
   }
   warnExposure(host, allowedHosts)
-  toLog(`sandbox at ${running.url}, data file ${running.info.dataFile}`)
+  toLog(`sandbox at ${running.url}, ${config.store ? 'store' : 'data file'} ${running.info.dataFile}`)
 
   const merchantKey = defaultMerchantKey(running)
   const env = { ...process.env, PAY_SANDBOX_URL: running.url, ...(merchantKey !== undefined ? { PAY_MERCHANT_KEY: merchantKey } : {}) }

@@ -13,7 +13,7 @@ export const ExitCode = {
   rejected: 5,
   /** An expectation was not met: `--expect`, a wait that timed out, a failed scenario step, a failed audit. */
   expectationFailed: 6,
-  /** The sandbox (or `callback listen`) could not start: data file unusable or in use, port taken, disk full, too few file descriptors. */
+  /** The sandbox (or `callback listen`) could not start: data file unusable or in use, PostgreSQL store unreachable or its schema newer, port taken, disk full, too few file descriptors. */
   startFailed: 7,
   /** A callback was not delivered (a replay, or `pay trigger`'s first attempt): refused, timed out, answered non-2xx, or not tried within `--wait`. */
   callbackFailed: 8,
@@ -30,7 +30,7 @@ export const exitCodeDescriptions: Record<ExitCodeValue, string> = {
   4: 'the spec API answered with a failure result (103–109, or 203 "Invalid track ID")',
   5: 'the control API refused the request (unknown trackId, merchant, delivery or fault rule; a move the payment cannot make; a conflict; a host or origin it does not answer)',
   6: 'an expectation was not met (--expect, a wait that timed out, a failed scenario step, a failed audit)',
-  7: 'the sandbox or the callback listener could not start (data file unusable or in use, port taken, disk full, too few file descriptors)',
+  7: 'the sandbox or the callback listener could not start (data file unusable or in use, PostgreSQL store unreachable or its schema newer than pay, port taken, disk full, too few file descriptors)',
   8: 'a callback was not delivered: a replay, or the first attempt of pay trigger (connection refused, timeout, a non-2xx answer, or no attempt within --wait)',
   127: 'no such command (the message names the closest one)',
 }

@@ -8,6 +8,7 @@ import { CALLBACK_MODE_RULE, CHAOS_NAMES, parseCallbackMode, writeCallbackMode }
 import { MAX_CONFIRMATIONS } from '../domain/payment.js'
 import { type AllowedHosts, allowedHostsFlag, parseAllowedHosts } from '../domain/request-guard.js'
 import { DURABILITIES, type Durability, type SandboxSettings } from '../domain/settings.js'
+import { parseStoreUrl, type StoreUrl } from '../domain/store-url.js'
 import type { StartOptions } from '../server/start.js'
 import { usage } from './usage.js'
 
@@ -102,14 +103,30 @@ export const START_OPTIONS = {
   }),
   data: option({
     kind: 'string',
-    description: 'data file',
+    description: `data file [default: ${DEFAULT_DATA_FILE}]`,
     env: 'PAY_SANDBOX_DATA',
-    default: DEFAULT_DATA_FILE,
     parse: asText,
     write: (path) => resolve(path),
     apply: (path, draft) => void (draft.dataFile = path),
     read: (settings) => settings.dataFile,
     exec: { description: 'data file, kept after the run [default: a temporary one, removed after the run]' },
+  }),
+  store: option({
+    kind: 'string',
+    description:
+      'keep the state in a PostgreSQL database instead of a data file, e.g. postgres://pay:secret@db:5432/pay: any number of sandboxes started with the same URL answer as one (a team sandbox); not with --data',
+    env: 'PAY_SANDBOX_STORE',
+    parse(text): StoreUrl {
+      const parsed = parseStoreUrl(text)
+      if ('problem' in parsed) throw new RangeError(`--store ${parsed.problem}`)
+      return parsed
+    },
+    // A sandbox started in the background gets it in its environment (PAY_SANDBOX_STORE): a password in its
+    // arguments would show in every process list.
+    write: () => undefined,
+    apply: (store, draft) => void (draft.store = store.url),
+    // Health shows it with the password masked: it cannot be read back.
+    read: () => undefined,
   }),
   quiet: option({
     kind: 'boolean',
@@ -171,10 +188,9 @@ export const START_OPTIONS = {
   durability: option({
     kind: 'string',
     description:
-      'when a change is acknowledged: disk (after fdatasync: survives a power loss) or os (once the OS has the write, synced within 1 s: survives the process being killed, not a power loss; faster)',
+      'when a change is acknowledged: disk (after fdatasync: survives a power loss) or os (once the OS has the write, synced within 1 s: survives the process being killed, not a power loss; faster) [default: disk]',
     env: 'PAY_SANDBOX_DURABILITY',
     options: DURABILITIES,
-    default: 'disk',
     parse: (text) => text as Durability,
     write: (durability) => durability,
     apply: (durability, draft) => void (draft.durability = durability),
@@ -379,6 +395,12 @@ export function configFrom(flags: Readonly<Record<string, unknown>>, randomSeed:
     if (checked['callback-chaos'] > 0 && checked.seed === undefined) checked.seed = randomSeed()
   } else if (checked.seed !== undefined) {
     throw new RangeError('--seed seeds --callback-chaos; give --callback-chaos <rate> too')
+  }
+  if (checked.store !== undefined && checked.data !== undefined) {
+    throw new RangeError('--store and --data both say where the state is kept: give --store (a PostgreSQL database) or --data (a data file), not both')
+  }
+  if (checked.store !== undefined && checked.durability !== undefined) {
+    throw new RangeError('--durability is for the data file: with --store a change is acknowledged once its transaction is committed, as durable as the database makes it')
   }
   // The callback settings together (e.g. retries need a wait to wait).
   resolvePolicy(draftOf(checked).callbacks)

@@ -2,11 +2,16 @@ import { SandboxError } from '../domain/outcomes.js'
 import { brief } from '../domain/brief.js'
 import { CLOCK_RANGE } from '../domain/clock-range.js'
 import type { ClockRecord } from '../domain/types.js'
-import type { Store } from '../store/store.js'
+import type { SharedEntries, Store } from '../store/store.js'
 import type { ClockMove, SandboxClock } from './sandbox-clock.js'
 import type { ClockChange, ClockView } from './schemas.js'
 
 export type { ClockChange }
+
+/** How many of the leader's word on moves are kept (a waiter looks for its own among the newest). */
+const FIRED_KEEP = 64
+/** How long a move through an instance that does not lead waits for the leader (as long as an advance waits for its tasks). */
+const LEADER_WAIT_MS = 60_000
 
 /**
  * Moves of the sandbox clock, one at a time: each is saved before it takes effect (so a restart keeps it), then
@@ -15,17 +20,23 @@ export type { ClockChange }
  */
 export class ClockService {
   private tail: Promise<unknown> = Promise.resolve()
-  /** A move saved through another instance, not yet taken on here. */
-  private remote: ClockRecord | undefined
+  /** A move saved through another instance (and its seq), not yet taken on here. */
+  private remote: { record: ClockRecord; seq: number } | undefined
   private catchingUp = false
+  /**
+   * A team sandbox's leader says here which moves it has taken on (the seq of each, and what it fired): a move
+   * through another instance answers once the leader has fired what it made due, as a move in one process does.
+   */
+  private readonly fired: SharedEntries | undefined
 
   constructor(
     private readonly store: Store,
     readonly clock: SandboxClock,
   ) {
+    this.fired = store.sharedEntries('clock-fired', FIRED_KEEP)
     store.onApplied((applied, origin) => {
       if (origin !== 'remote') return
-      for (const { change } of applied) if (change.k === 'clock') this.follow(change.v)
+      for (const { change, seq } of applied) if (change.k === 'clock') this.follow(change.v, seq)
     })
   }
 
@@ -58,22 +69,55 @@ export class ClockService {
   }
 
   /** Takes on a move saved through another instance (in turn with this one's own moves), firing what became due here. */
-  private follow(record: ClockRecord): void {
-    this.remote = record
+  private follow(record: ClockRecord, seq: number): void {
+    this.remote = { record, seq }
     this.tail = this.tail.then(() => this.catchUp()).catch(() => {})
   }
 
-  /** Applies the latest move saved through another instance that this clock has not taken on yet. */
+  /** Applies the latest move saved through another instance that this clock has not taken on yet; the leader says so. */
   private async catchUp(): Promise<void> {
-    const record = this.remote
-    if (!record) return
+    const remote = this.remote
+    if (!remote) return
     this.remote = undefined
     this.catchingUp = true
     try {
-      await this.clock.apply(moveTo(this.clock, record))
+      const fired = await this.clock.apply(moveTo(this.clock, remote.record))
+      if (this.fired && this.store.leadership.leading) await this.fired.append([JSON.stringify({ seq: remote.seq, fired })]).catch(() => {})
     } finally {
       this.catchingUp = false
     }
+  }
+
+  /**
+   * What the leader fired for the move at `seq` (or a later one), once it says so; 0 when this instance leads, or
+   * when no leader says so within the clock's wait for fired tasks.
+   */
+  private leaderFired(seq: number): Promise<number> {
+    const fired = this.fired
+    if (!fired || this.store.leadership.leading) return Promise.resolve(0)
+    return new Promise<number>((resolve) => {
+      let done = false
+      const finish = (n: number) => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        stop()
+        resolve(n)
+      }
+      const look = () =>
+        void fired
+          .newest(FIRED_KEEP)
+          .then((rows) => {
+            for (const row of rows) {
+              const said = JSON.parse(row.text) as { seq: number; fired: number }
+              if (said.seq >= seq) return finish(said.fired)
+            }
+          })
+          .catch(() => {})
+      const stop = fired.onAppended(look)
+      const timer = setTimeout(() => finish(0), LEADER_WAIT_MS)
+      look()
+    })
   }
 
   private move(plan: () => ClockMove): Promise<ClockChange> {
@@ -85,7 +129,9 @@ export class ClockService {
         await this.store.putClock(planned.record)
         return planned
       })
-      const fired = await this.clock.apply(move)
+      let fired = await this.clock.apply(move)
+      // Through an instance that does not lead: what the move made due is fired by the leader.
+      if (this.fired) fired += await this.leaderFired(this.store.seq)
       return { clock: this.clock.view(), fired }
     })
     this.tail = run.catch(() => {})

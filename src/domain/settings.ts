@@ -50,6 +50,11 @@ export interface SandboxSettings {
   host: string
   port: number
   dataFile: string
+  /**
+   * The PostgreSQL database the state is kept in instead of the data file: the URL to connect to as a start option;
+   * in a running sandbox's settings, with its password masked.
+   */
+  store?: string
   durability: Durability
   /** Host names answered besides IP addresses and localhost, as given; `true`: any. */
   allowedHosts: readonly string[] | true

@@ -251,6 +251,17 @@ export const healthResponse = {
     pid: { type: 'integer' },
     startedAt: { type: 'string' },
     clock: { type: 'object', additionalProperties: true, description: 'the sandbox clock, as GET /_sandbox/clock answers it' },
+    store: {
+      type: 'object',
+      description: 'where the state is kept: the data file, or a PostgreSQL database (its URL with the password masked) that `instances` sandboxes share',
+      properties: {
+        engine: { type: 'string', enum: ['file', 'postgres'] },
+        location: { type: 'string' },
+        instances: { type: 'integer', description: 'sandboxes live on this store, this one included' },
+        leading: { type: 'boolean', description: 'whether this one sends callbacks, expires payments and mines blocks for all of them' },
+      },
+      required: ['engine', 'location', 'instances', 'leading'],
+    },
     settings: {
       type: 'object',
       additionalProperties: true,

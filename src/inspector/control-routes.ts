@@ -26,6 +26,8 @@ export function inspectorControlRoutes(requests: RequestLog, changes: ChangeFeed
       { schema: schemas.requestLog },
       async (request) => {
         const { after, limit, ...rest } = request.query
+        // A team sandbox's log: what every instance answered before this request.
+        await requests.refresh()
         return {
           requests: requests.list(filterOf(rest), { ...(after !== undefined ? { after } : {}), ...(limit !== undefined ? { limit } : {}) }),
           capacity: requests.capacity,

@@ -2,6 +2,7 @@ import { maskCredentials } from '../domain/display.js'
 import type { ReceivedBody } from '../http/body.js'
 import { type CutField, KEPT_BYTES, type RequestEntry } from './request-entry.js'
 import { matchesFilter, type RequestFilter } from './request-filter.js'
+import type { SharedEntries } from '../store/store.js'
 
 /**
  * How much the log keeps, in memory only (never written to the data file): the last `capacity` requests, fewer
@@ -207,6 +208,7 @@ export class RequestLog {
   private oldest = 1
   private bytesKept = 0
   private readonly listeners = new Set<(entry: RequestEntry) => void>()
+  private shared: SharingLog | undefined
 
   constructor(limits: Partial<RequestLogLimits> = {}) {
     const { capacity, maxBytes } = { ...REQUEST_LOG_LIMITS, ...limits }
@@ -217,11 +219,67 @@ export class RequestLog {
     this.ring = new Array<Slot | undefined>(capacity)
   }
 
-  /** Keeps an answered request (the caller leaves quiet ones out: see isQuiet); returns its seq. */
-  add(request: AnsweredRequest): number {
+  /**
+   * Keeps an answered request (the caller leaves quiet ones out: see isQuiet); returns its seq. Shared by several
+   * instances (`share`), it is described and sent to the shared list, and joins this log when it comes back from
+   * it, in the list's order; then nothing is returned.
+   */
+  add(request: AnsweredRequest): number | undefined {
+    if (this.shared) {
+      const described = describeRequest(request)
+      if (described) this.shared.send(described)
+      return undefined
+    }
     const seq = this.nextSeq++
     const slot: Slot = { seq, request, bytes: entryBound(request), exact: false }
     if (holdsLongText(request)) this.settle(slot)
+    this.keep(slot)
+    return seq
+  }
+
+  /**
+   * Shares the log with the other instances of a team sandbox: each one's requests are appended to `entries`, and
+   * this log holds the newest of them all, in the list's order (its ids are the seqs). An entry that cannot be
+   * sent (the database is down) is left out; `onError` is told. The returned function stops sharing.
+   */
+  share(entries: SharedEntries, onError: (error: unknown) => void = () => {}): () => void {
+    const sharing = new SharingLog(this, entries, onError)
+    this.shared = sharing
+    return () => {
+      sharing.stop()
+      if (this.shared === sharing) this.shared = undefined
+    }
+  }
+
+  /** Waits until what this instance added has been sent and read back (or failed). */
+  async settled(): Promise<void> {
+    await this.shared?.settled()
+  }
+
+  /** Shared: holds what every instance appended until now (what this one added included); free otherwise. */
+  async refresh(): Promise<void> {
+    if (!this.shared) return
+    await this.shared.settled()
+    await this.shared.read()
+  }
+
+  /** A described entry with its seq: the next one, or (shared) a later one, when what came between was let go already. */
+  place(entry: RequestEntry): RequestEntry {
+    if (entry.seq < this.nextSeq) return entry
+    if (entry.seq > this.nextSeq) {
+      // A gap: nothing kept joins up with what comes next.
+      this.ring.fill(undefined)
+      this.bytesKept = 0
+      this.oldest = entry.seq
+    }
+    this.nextSeq = entry.seq + 1
+    this.keep({ seq: entry.seq, entry, bytes: Buffer.byteLength(JSON.stringify(entry)), exact: true })
+    return entry
+  }
+
+  /** Puts a new slot in the ring, letting the oldest go until it fits in count and in bytes; tells the listeners. */
+  private keep(slot: Slot): void {
+    const seq = slot.seq
     if (this.bytesKept + slot.bytes > this.maxBytes) {
       // Near the bound: every entry counts for its exact size, as if all had been described when kept.
       for (let s = this.oldest; s < seq; s++) this.settle(this.slot(s))
@@ -240,7 +298,6 @@ export class RequestLog {
       const entry = this.entryOf(slot)
       for (const listener of this.listeners) listener(entry)
     }
-    return seq
   }
 
   /** The seq of the newest entry; 0 before the first. */
@@ -301,5 +358,77 @@ export class RequestLog {
     if (this.ring[(slot.seq - 1) % this.capacity] === slot) this.bytesKept += bytes - slot.bytes
     slot.bytes = bytes
     slot.exact = true
+  }
+}
+
+/** Entries waiting to be sent past this many are dropped, the oldest first (the database is down or slow). */
+const OUTGOING_MAX = 10_000
+
+/** A request log shared through the store: sends this instance's entries, reads back everyone's in order. */
+class SharingLog {
+  private outgoing: string[] = []
+  private sending: Promise<void> | undefined
+  private reading: Promise<void> | undefined
+  private readAgain = false
+  private stopped = false
+  private readonly stopWake: () => void
+
+  constructor(
+    private readonly log: RequestLog,
+    private readonly entries: SharedEntries,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.stopWake = entries.onAppended(() => void this.read())
+    void this.read()
+  }
+
+  send(described: Omit<RequestEntry, 'seq'>): void {
+    if (this.stopped) return
+    if (this.outgoing.length >= OUTGOING_MAX) this.outgoing.splice(0, OUTGOING_MAX / 2)
+    this.outgoing.push(JSON.stringify(described))
+    // The requests answered in one turn go in one append.
+    this.sending ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush())
+  }
+
+  private async flush(): Promise<void> {
+    while (this.outgoing.length > 0) {
+      const batch = this.outgoing.splice(0)
+      await this.entries.append(batch).catch(this.onError)
+    }
+    this.sending = undefined
+    await this.read()
+  }
+
+  /** Reads what was appended since the newest entry held, one read at a time (one more if asked meanwhile). */
+  read(): Promise<void> {
+    if (this.reading) {
+      this.readAgain = true
+      return this.reading
+    }
+    this.reading = (async () => {
+      do {
+        this.readAgain = false
+        try {
+          const rows = this.log.latestSeq === 0 ? await this.entries.newest(this.log.capacity) : await this.entries.after(this.log.latestSeq, this.log.capacity)
+          for (const row of rows) {
+            if (this.stopped) return
+            this.log.place({ seq: row.id, ...(JSON.parse(row.text) as Omit<RequestEntry, 'seq'>) })
+          }
+          if (rows.length === this.log.capacity) this.readAgain = true
+        } catch (error) {
+          this.onError(error)
+        }
+      } while (this.readAgain && !this.stopped)
+    })().finally(() => (this.reading = undefined))
+    return this.reading
+  }
+
+  async settled(): Promise<void> {
+    while (this.sending || this.reading) await (this.sending ?? this.reading)
+  }
+
+  stop(): void {
+    this.stopped = true
+    this.stopWake()
   }
 }

@@ -14,6 +14,7 @@ import { ClockService } from '../clock/service.js'
 import { ExpiryWatch } from '../service/expiry.js'
 import { MAX_DURATION_MS } from '../domain/duration.js'
 import { parsePublicUrl } from '../domain/checkout-url.js'
+import { parseStoreUrl } from '../domain/store-url.js'
 import { waitAskedBy } from '../domain/fault.js'
 import { type AllowedHosts, parseAllowedHosts } from '../domain/request-guard.js'
 import { SandboxService } from '../service/sandbox.js'
@@ -48,6 +49,11 @@ export interface StartOptions {
   host?: string
   /** Data file path; relative paths resolve against the current directory. */
   dataFile?: string
+  /**
+   * A PostgreSQL URL: the state is kept in that database instead of the data file, shared by every sandbox started
+   * with the same URL (see README, Team sandbox).
+   */
+  store?: string
   /** Request log lines; omit for silence. */
   log?: (line: string) => void
   logError?: (error: unknown) => void
@@ -149,7 +155,11 @@ export class ListenError extends Error {
  */
 export async function startServer(options: StartOptions = {}): Promise<RunningSandbox> {
   loadPageScripts()
-  const dataFile = resolve(options.dataFile ?? DEFAULT_DATA_FILE)
+  const shared = options.store === undefined ? undefined : parseStoreUrl(options.store)
+  if (shared && 'problem' in shared) throw new DataFileError(`--store ${shared.problem}`)
+  if (shared && options.dataFile !== undefined) throw new TypeError('give a store or a data file, not both')
+  // Where the state is: the data file's path, or the database's URL with its password masked.
+  const dataFile = shared ? shared.shown : resolve(options.dataFile ?? DEFAULT_DATA_FILE)
   const host = options.host ?? DEFAULT_HOST
   const port = options.port ?? DEFAULT_PORT
   checkDurations(options)
@@ -170,16 +180,24 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
   const { store, report } = options.storeEngine
     ? await Store.open(options.storeEngine, { now, onError })
     : await openStore({
-        file: dataFile,
+        ...(shared
+          ? { store: shared }
+          : {
+              file: dataFile,
+              ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
+              ...(options.durability !== undefined ? { durability: options.durability } : {}),
+            }),
         now,
         onError,
         ...(options.compactAfter !== undefined ? { compactAfter: options.compactAfter } : {}),
-        ...(options.storeFs !== undefined ? { fs: options.storeFs } : {}),
-        ...(options.durability !== undefined ? { durability: options.durability } : {}),
       })
   // What is running so far, stopped in turn if the start fails.
-  const started: { callbacks?: CallbackDispatcher; app?: FastifyInstance; expiry?: ExpiryWatch; chain?: ChainService; leading?: () => void } = {}
+  const started: { callbacks?: CallbackDispatcher; app?: FastifyInstance; expiry?: ExpiryWatch; chain?: ChainService; leading?: () => void; sharing?: () => void } = {}
   try {
+    // A team sandbox's request log is the instances' one list.
+    const sharedRequests = store.sharedEntries('requests', requests.capacity)
+    // An entry that cannot be sent while the database is down is left out: every request answers 503 meanwhile anyway.
+    if (sharedRequests) started.sharing = requests.share(sharedRequests)
     const saved = store.clock()
     if (saved) sandboxClock.load(saved)
     let chain: ChainService | undefined
@@ -306,6 +324,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
           sandboxClock.stop()
           await callbacks.stop()
           await app.close()
+          await requests.settled()
+          started.sharing?.()
           await store.close()
         })()),
     }
@@ -317,6 +337,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSa
     sandboxClock.stop()
     await started.callbacks?.stop().catch(() => {})
     await started.app?.close().catch(() => {})
+    started.sharing?.()
     await store.release()
     throw error
   }
@@ -365,6 +386,7 @@ function settingsOf(options: StartOptions, resolved: { host: string; port: numbe
     host: resolved.host,
     port: resolved.port,
     dataFile: resolved.dataFile,
+    ...(options.store !== undefined ? { store: resolved.dataFile } : {}),
     durability: options.durability ?? 'disk',
     allowedHosts,
     callbacks: resolved.policy,

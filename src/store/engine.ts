@@ -35,7 +35,7 @@ export interface StoreEngine {
    */
   write(units: readonly UnitWrite[], after: number): Promise<WriteOutcome>
 
-  /** Called once the replica has applied a write's changes: the file engine compacts its journal from here. */
+  /** Called once the replica has applied changes (a write, or others' pulled): the engine compacts from here. */
   applied?(): Promise<void>
 
   /**
@@ -53,6 +53,21 @@ export interface StoreEngine {
   /** The sandbox's URL, once it listens: the file engine's lock records it, so a second start can name it. */
   announce?(url: string): void
 
+  /**
+   * A list beside the state that the instances share (the request log), keeping about the newest `keep` entries;
+   * absent when nothing else shares the engine.
+   */
+  entries?(channel: string, keep: number): SharedEntries
+
+  /**
+   * Claims `name` for this instance (a bot's long poll): the newest claim of a name, by any instance, wins, and
+   * the claims it overtakes are told. Absent when nothing else shares the engine.
+   */
+  claim?(name: string): Claim
+
+  /** What /_sandbox/health and `pay sandbox status` say of the store (absent: the location alone, one instance). */
+  describe?(): Promise<StoreDescription>
+
   /** Waits for the engine's background work (a compaction under way). */
   flush(): Promise<void>
 
@@ -61,6 +76,40 @@ export interface StoreEngine {
 
   /** Lets the stored data go without writing anything more (a start that failed once open). */
   release(): Promise<void>
+}
+
+/**
+ * A list of entries beside the state, shared by the instances: each appends its own, and every one reads them all
+ * in one order (ids given as they are committed). Not part of the state: never in a snapshot or an export.
+ */
+export interface SharedEntries {
+  /** Appends texts in order. */
+  append(texts: readonly string[]): Promise<void>
+  /** Entries after `id`, oldest first, at most `limit`. */
+  after(id: number, limit: number): Promise<Array<{ id: number; text: string }>>
+  /** The newest `limit` entries, oldest first. */
+  newest(limit: number): Promise<Array<{ id: number; text: string }>>
+  /** Calls `wake` when another instance (or this one) appended; the returned function stops it. */
+  onAppended(wake: () => void): () => void
+}
+
+/** A claim: lost once a newer claim of its name is made, by this instance or another. */
+export interface Claim {
+  /** Calls `lost` when a newer claim overtakes this one. */
+  onLost(lost: () => void): void
+  /** Lets go of it (what it was for is over). */
+  release(): void
+}
+
+/** Which store is in use, and how many instances share it. */
+export interface StoreDescription {
+  engine: 'file' | 'postgres'
+  /** A path, or a URL with its password masked. */
+  location: string
+  /** Instances live on it (seen within the last seconds), this one included. */
+  instances: number
+  /** Whether this instance runs the jobs that run once. */
+  leading: boolean
 }
 
 /** Everything the replica holds: what a snapshot writes. */

@@ -4,7 +4,7 @@ import type { ClockRecord, Delivery, Merchant, Payment, PaymentStatus, VerifyEnt
 import type { FaultRule } from '../domain/api-fault.js'
 import type { FaultChange, FaultHit } from '../domain/api-fault-hit.js'
 import type { TelegramChange } from '../domain/telegram-records.js'
-import { type EngineHost, type Leadership, type OpenReport, type RemoteUnit, SOLE_LEADER, type StoreEngine } from './engine.js'
+import { type Claim, type EngineHost, type Leadership, type OpenReport, type RemoteUnit, type SharedEntries, SOLE_LEADER, type StoreDescription, type StoreEngine } from './engine.js'
 import { ConflictError } from './errors.js'
 import { PendingView } from './pending.js'
 import { type Applied, type Change, State, type StateImage, type StateReader } from './state.js'
@@ -12,7 +12,7 @@ import type { TelegramReader } from './telegram-state.js'
 import { type Unit, Units } from './units.js'
 
 export type { Applied, Change, StateImage, StateReader } from './state.js'
-export type { OpenReport } from './engine.js'
+export type { Claim, OpenReport, SharedEntries, StoreDescription } from './engine.js'
 
 export const DEFAULT_MERCHANT = { key: 'sandbox', name: 'Sandbox merchant' } as const
 
@@ -185,6 +185,11 @@ export class Store<E extends StoreEngine = StoreEngine> {
   /** The Bot API emulator's durable records. */
   get telegram(): TelegramReader {
     return this.durable.telegram
+  }
+
+  /** The seq the replica stands at: every change up to it is applied. */
+  get seq(): number {
+    return this.appliedSeq
   }
 
   // ── the change feed ───────────────────────────────────────────────────
@@ -443,6 +448,8 @@ export class Store<E extends StoreEngine = StoreEngine> {
       const units = await this.engine.pull!(this.appliedSeq)
       this.tell(this.applyRemote(units), 'remote')
       waiters.resolve()
+      // Others' changes count toward compaction too: the instance that compacts may write nothing itself.
+      if (units.length > 0 && this.engine.applied) await this.engine.applied()
     } catch (error) {
       waiters.reject(error instanceof SandboxError ? error : new SandboxError('storageUnavailable', `cannot reach ${this.engine.location} (${messageOf(error)})`))
     }
@@ -520,6 +527,26 @@ export class Store<E extends StoreEngine = StoreEngine> {
     this.stopRemote?.()
     this.syncWaiters?.reject(new SandboxError('storageUnavailable', 'the sandbox is shutting down'))
     this.syncWaiters = undefined
+  }
+
+  /** A list beside the state shared by the instances (see SharedEntries); undefined when nothing else shares the engine. */
+  sharedEntries(channel: string, keep: number): SharedEntries | undefined {
+    return this.engine.entries?.(channel, keep)
+  }
+
+  /** Claims `name` among the instances sharing the engine (see Claim); undefined when nothing else shares it. */
+  claim(name: string): Claim | undefined {
+    return this.engine.claim?.(name)
+  }
+
+  /** Which store is in use, and how many instances share it; 503 storage_unavailable when it cannot be asked. */
+  async describe(): Promise<StoreDescription> {
+    if (!this.engine.describe) return { engine: 'file', location: this.engine.location, instances: 1, leading: true }
+    try {
+      return await this.engine.describe()
+    } catch (error) {
+      throw new SandboxError('storageUnavailable', `cannot reach ${this.engine.location} (${messageOf(error)})`)
+    }
   }
 
   /** The sandbox's URL, once it listens (the data file's lock records it, so a second start can name it). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Update } from '@grammyjs/types'
 import { SandboxError } from '../domain/outcomes.js'
 import type { BotRecord, ChatRecord, Markup, MessageRecord } from '../domain/telegram-records.js'
-import type { Change } from '../store/store.js'
+import type { Change, SharedEntries } from '../store/store.js'
 import type { EmulatorCore } from './core.js'
 import { formatText } from './entities.js'
 import { badRequest } from './errors.js'
@@ -30,13 +30,78 @@ interface CallbackQuery {
 /** Telegram accepts answers to a callback query for a limited time. */
 const CALLBACK_QUERY_TTL_MS = 15 * 60_000
 
+/** What instances of a team sandbox tell each other of callback queries: a press, and the bot's answer. */
+type QueryNews =
+  | { t: 'query'; id: string; botId: number; chatId: number; messageId: number; at: number }
+  | { t: 'answer'; id: string; answered: NonNullable<CallbackQuery['answered']> }
+
+/** Presses and answers the instances keep telling each other (queries live 15 minutes; far fewer come in that time). */
+const QUERY_NEWS_KEEP = 10_000
+
 export class Customer {
   private readonly callbacks = new Map<string, CallbackQuery>()
+  /**
+   * In a team sandbox, callback queries are told to the other instances (like the data file's sandbox keeps them in
+   * memory only, they are not part of the state): the bot may answer through any instance.
+   */
+  private readonly news: SharedEntries | undefined
+  private newsSeen = 0
+  private reading: Promise<void> | undefined
+  private readAgain = false
 
   constructor(
     private readonly core: EmulatorCore,
     private readonly updates: Updates,
-  ) {}
+  ) {
+    this.news = core.store.sharedEntries('callback-queries', QUERY_NEWS_KEEP)
+    this.news?.onAppended(() => void this.readNews())
+  }
+
+  /** Takes in what other instances told of callback queries since the last read. */
+  private readNews(): Promise<void> {
+    const news = this.news
+    if (!news) return Promise.resolve()
+    // A read under way may have started before what the caller waits for was told: one more follows it.
+    if (this.reading) {
+      this.readAgain = true
+      return this.reading
+    }
+    this.reading = (async () => {
+      do {
+        this.readAgain = false
+        try {
+          for (;;) {
+            const rows = this.newsSeen === 0 ? await news.newest(QUERY_NEWS_KEEP) : await news.after(this.newsSeen, QUERY_NEWS_KEEP)
+            for (const row of rows) {
+              this.newsSeen = row.id
+              this.heard(JSON.parse(row.text) as QueryNews)
+            }
+            if (rows.length < QUERY_NEWS_KEEP) break
+          }
+        } catch {
+          // Unreadable news, or the database is away: an answer to a query not heard of says it is unknown.
+        }
+      } while (this.readAgain)
+    })().finally(() => (this.reading = undefined))
+    return this.reading
+  }
+
+  private heard(news: QueryNews): void {
+    if (news.t === 'query') {
+      if (!this.callbacks.has(news.id)) this.callbacks.set(news.id, { botId: news.botId, chatId: news.chatId, messageId: news.messageId, at: news.at, waiters: [] })
+      return
+    }
+    const query = this.callbacks.get(news.id)
+    if (!query || query.answered) return
+    this.answered(query, news.answered)
+  }
+
+  /** A query is answered: the press waiting for it goes on, and the chat shows the answer. */
+  private answered(query: CallbackQuery, answer: NonNullable<CallbackQuery['answered']>): void {
+    query.answered = answer
+    for (const wake of query.waiters.splice(0)) wake()
+    this.core.emit(query.botId, query.chatId, { type: 'answer', ...answer })
+  }
 
   /** The simulated user writes to the bot: the message is stored, then the bot gets its update. */
   sendAsUser(input: { bot: BotRecord; chatId?: number; text: string; firstName?: string }): Promise<MessageRecord> {
@@ -121,6 +186,11 @@ export class Customer {
     const query: CallbackQuery = { botId: bot.id, chatId: chat.chatId, messageId: message.messageId, at: this.core.now().getTime(), waiters: [] }
     this.callbacks.set(id, query)
     this.forgetOldCallbacks()
+    // Told before the bot hears of it: it may answer through another instance.
+    if (this.news) {
+      const told: QueryNews = { t: 'query', id, botId: query.botId, chatId: query.chatId, messageId: query.messageId, at: query.at }
+      await this.news.append([JSON.stringify(told)])
+    }
     await this.core.store.retrying(async () => {
       const update = this.updates.enqueue(bot, {
         callback_query: {
@@ -146,8 +216,10 @@ export class Customer {
   }
 
   /** The bot's answerCallbackQuery: the answer is shown to the user and handed to a press waiting for it. */
-  answerCallbackQuery(bot: BotRecord, p: Params): boolean {
+  async answerCallbackQuery(bot: BotRecord, p: Params): Promise<boolean> {
     const id = p.string('callback_query_id')
+    // Pressed through another instance: told since the last read.
+    if (!this.callbacks.has(id)) await this.readNews()
     const query = this.callbacks.get(id)
     const now = this.core.now().getTime()
     if (!query || query.botId !== bot.id || query.answered || now - query.at > CALLBACK_QUERY_TTL_MS) {
@@ -156,9 +228,12 @@ export class Customer {
     const text = p.string('text')
     if (text.length > 200) throw badRequest('MESSAGE_TOO_LONG')
     const url = p.string('url')
-    query.answered = { showAlert: p.bool('show_alert'), ...(text ? { text } : {}), ...(url ? { url } : {}) }
-    for (const wake of query.waiters.splice(0)) wake()
-    this.core.emit(bot.id, query.chatId, { type: 'answer', ...query.answered })
+    const answer = { showAlert: p.bool('show_alert'), ...(text ? { text } : {}), ...(url ? { url } : {}) }
+    this.answered(query, answer)
+    if (this.news) {
+      const told: QueryNews = { t: 'answer', id, answered: answer }
+      await this.news.append([JSON.stringify(told)])
+    }
     return true
   }
 

@@ -100,12 +100,15 @@ export class Updates {
     const first = await this.confirm(bot.id, offset)
     const ready = this.core.store.telegram.pendingUpdates(bot.id).filter((u) => u.update.update_id >= first)
     if (ready.length > 0 || timeout === 0 || this.closed) return ready.slice(0, limit).map((u) => u.update)
-    // A newer long poll replaces the one waiting: that one is told it was terminated, as on Telegram.
+    // A newer long poll replaces the one waiting: that one is told it was terminated, as on Telegram; in a team
+    // sandbox, whichever instance either of them waits on.
     this.polls.get(bot.id)?.fail(conflict(CONFLICT_OTHER_GET_UPDATES))
+    const claim = this.core.store.claim(`getUpdates:${bot.id}`)
     return new Promise<Update[]>((resolve, reject) => {
       const finish = () => {
         clearTimeout(timer)
         signal?.removeEventListener('abort', aborted)
+        claim?.release()
         if (this.polls.get(bot.id) === poll) this.polls.delete(bot.id)
       }
       const poll: Poll = {
@@ -123,6 +126,7 @@ export class Updates {
       const timer = setTimeout(() => poll.answer([]), timeout * 1000)
       const aborted = () => poll.answer([])
       signal?.addEventListener('abort', aborted)
+      claim?.onLost(() => poll.fail(conflict(CONFLICT_OTHER_GET_UPDATES)))
       this.polls.set(bot.id, poll)
     })
   }

@@ -29,7 +29,7 @@ export function sandboxRoutes(service: SandboxService, info: () => SandboxInfo, 
     app.get(
       '/_sandbox/health',
       { schema: { tags, summary: 'Whether the sandbox runs, and what it holds', querystring: noQuery, response: replies('GET', { 200: json('running', healthResponse) }) } },
-      async () => ({ ok: true as const, ...info(), counts: service.store.counts(), ...(clock ? { clock: clock() } : {}) }),
+      async () => ({ ok: true as const, ...info(), counts: service.store.counts(), store: await service.store.describe(), ...(clock ? { clock: clock() } : {}) }),
     )
 
     app.get(
