@@ -6,6 +6,7 @@ import { fields, line, paint } from '../../src/cli/format.js'
 import { configArgs, DEFAULT_DATA_FILE, draftOf, readConfig, startFlags, startOptionsOf } from '../../src/cli/sandbox-config.js'
 import { forTerminal, inertJson } from '../../src/domain/display.js'
 import { allowedHostsFlag } from '../../src/domain/request-guard.js'
+import { dirname, join } from 'node:path'
 
 export interface StartResult {
   url: string
@@ -57,7 +58,10 @@ Where it listens: --host and --port, else PAY_SANDBOX_HOST and PAY_SANDBOX_PORT,
         data: config.data ?? DEFAULT_DATA_FILE,
         args: configArgs(config),
         // Not in its arguments: a password there shows in every process list.
-        ...(config.store ? { env: { PAY_SANDBOX_STORE: config.store.url } } : {}),
+        // Each instance of a team sandbox logs to a file of its own, beside the default data file.
+        ...(config.store
+          ? { env: { PAY_SANDBOX_STORE: config.store.url }, store: true, log: join(dirname(DEFAULT_DATA_FILE), `store-${config.port ? String(config.port) : String(Date.now())}.log`) }
+          : {}),
         say: (line) => this.log(line),
       })
     }

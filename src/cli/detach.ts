@@ -21,6 +21,10 @@ export interface DetachOptions {
   root: string
   /** The data file; its log is beside it. */
   data: string
+  /** The log, when not beside the data file (a team sandbox's instance has none of its own). */
+  log?: string
+  /** The state is in a team sandbox's store, not in the data file. */
+  store?: boolean
   /** The `pay sandbox start` flags of the background process (see configArgs). */
   args: string[]
   /** Environment variables the background process gets besides this one's. */
@@ -37,7 +41,8 @@ export interface DetachOptions {
  */
 export async function startDetached(options: DetachOptions): Promise<DetachedStart> {
   const dataFile = resolve(options.data)
-  const log = `${dataFile}.log`
+  const log = resolve(options.log ?? `${dataFile}.log`)
+  await mkdir(dirname(log), { recursive: true }).catch(() => {})
   await mkdir(dirname(dataFile), { recursive: true }).catch((error: Error) => {
     throw new PayError(`cannot create the folder of data file ${dataFile}: ${error.message}`, ExitCode.startFailed)
   })
@@ -78,7 +83,7 @@ export async function startDetached(options: DetachOptions): Promise<DetachedSta
           ['URL', paint(chalk.cyan, record.url)],
           ['inspector', paint(chalk.cyan, `${record.url}/`)],
           ['pid', record.pid],
-          ['data file', record.dataFile],
+          [options.store ? 'store' : 'data file', record.dataFile],
           ['log', log],
           ['merchant key', record.merchantKey],
         ]),
