@@ -3,6 +3,7 @@ import type { ReceivedBody } from '../http/body.js'
 import { type CutField, KEPT_BYTES, type RequestEntry } from './request-entry.js'
 import { matchesFilter, type RequestFilter } from './request-filter.js'
 import type { SharedEntries } from '../store/store.js'
+import { SharedListReader } from '../store/shared-reader.js'
 
 /**
  * How much the log keeps, in memory only (never written to the data file): the last `capacity` requests, fewer
@@ -368,16 +369,18 @@ const OUTGOING_MAX = 10_000
 class SharingLog {
   private outgoing: string[] = []
   private sending: Promise<void> | undefined
-  private reading: Promise<void> | undefined
-  private readAgain = false
   private stopped = false
   private readonly stopWake: () => void
+  private readonly reader: SharedListReader
 
   constructor(
-    private readonly log: RequestLog,
+    log: RequestLog,
     private readonly entries: SharedEntries,
     private readonly onError: (error: unknown) => void,
   ) {
+    this.reader = new SharedListReader(entries, log.capacity, (row) => log.place({ seq: row.id, ...(JSON.parse(row.text) as Omit<RequestEntry, 'seq'>) }), onError)
+    // What the log holds already is not read again.
+    this.reader.resumeAfter(log.latestSeq)
     this.stopWake = entries.onAppended(() => void this.read())
     void this.read()
   }
@@ -399,36 +402,18 @@ class SharingLog {
     await this.read()
   }
 
-  /** Reads what was appended since the newest entry held, one read at a time (one more if asked meanwhile). */
+  /** Reads what was appended since the newest entry held (see SharedListReader). */
   read(): Promise<void> {
-    if (this.reading) {
-      this.readAgain = true
-      return this.reading
-    }
-    this.reading = (async () => {
-      do {
-        this.readAgain = false
-        try {
-          const rows = this.log.latestSeq === 0 ? await this.entries.newest(this.log.capacity) : await this.entries.after(this.log.latestSeq, this.log.capacity)
-          for (const row of rows) {
-            if (this.stopped) return
-            this.log.place({ seq: row.id, ...(JSON.parse(row.text) as Omit<RequestEntry, 'seq'>) })
-          }
-          if (rows.length === this.log.capacity) this.readAgain = true
-        } catch (error) {
-          this.onError(error)
-        }
-      } while (this.readAgain && !this.stopped)
-    })().finally(() => (this.reading = undefined))
-    return this.reading
+    return this.reader.read()
   }
 
   async settled(): Promise<void> {
-    while (this.sending || this.reading) await (this.sending ?? this.reading)
+    while (this.sending || this.reader.busy) await (this.sending ?? this.reader.busy)
   }
 
   stop(): void {
     this.stopped = true
+    this.reader.stop()
     this.stopWake()
   }
 }

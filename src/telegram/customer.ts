@@ -3,6 +3,7 @@ import type { Update } from '@grammyjs/types'
 import { SandboxError } from '../domain/outcomes.js'
 import type { BotRecord, ChatRecord, Markup, MessageRecord } from '../domain/telegram-records.js'
 import type { Change, SharedEntries } from '../store/store.js'
+import { SharedListReader } from '../store/shared-reader.js'
 import type { EmulatorCore } from './core.js'
 import { formatText } from './entities.js'
 import { badRequest } from './errors.js'
@@ -45,45 +46,21 @@ export class Customer {
    * memory only, they are not part of the state): the bot may answer through any instance.
    */
   private readonly news: SharedEntries | undefined
-  private newsSeen = 0
-  private reading: Promise<void> | undefined
-  private readAgain = false
+  private readonly newsReader: SharedListReader | undefined
 
   constructor(
     private readonly core: EmulatorCore,
     private readonly updates: Updates,
   ) {
     this.news = core.store.sharedEntries('callback-queries', QUERY_NEWS_KEEP)
+    // Unreadable news, or the database is away: an answer to a query not heard of says it is unknown.
+    this.newsReader = this.news && new SharedListReader(this.news, QUERY_NEWS_KEEP, (row) => this.heard(JSON.parse(row.text) as QueryNews), () => {})
     this.news?.onAppended(() => void this.readNews())
   }
 
   /** Takes in what other instances told of callback queries since the last read. */
   private readNews(): Promise<void> {
-    const news = this.news
-    if (!news) return Promise.resolve()
-    // A read under way may have started before what the caller waits for was told: one more follows it.
-    if (this.reading) {
-      this.readAgain = true
-      return this.reading
-    }
-    this.reading = (async () => {
-      do {
-        this.readAgain = false
-        try {
-          for (;;) {
-            const rows = this.newsSeen === 0 ? await news.newest(QUERY_NEWS_KEEP) : await news.after(this.newsSeen, QUERY_NEWS_KEEP)
-            for (const row of rows) {
-              this.newsSeen = row.id
-              this.heard(JSON.parse(row.text) as QueryNews)
-            }
-            if (rows.length < QUERY_NEWS_KEEP) break
-          }
-        } catch {
-          // Unreadable news, or the database is away: an answer to a query not heard of says it is unknown.
-        }
-      } while (this.readAgain)
-    })().finally(() => (this.reading = undefined))
-    return this.reading
+    return this.newsReader?.read() ?? Promise.resolve()
   }
 
   private heard(news: QueryNews): void {
