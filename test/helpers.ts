@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { onTestFinished } from 'vitest'
+import { expect, onTestFinished } from 'vitest'
 import { type Sandbox, type SandboxOptions, startSandbox } from '../src/index.js'
 
 export const ROOT = resolve(import.meta.dirname, '..')
@@ -151,4 +151,24 @@ export async function freePort(): Promise<number> {
   const port = (server.address() as { port: number }).port
   await new Promise<void>((r) => server.close(() => r()))
   return port
+}
+
+/**
+ * A Node script as its user runs it: its own process, configured by `env` only (and PATH); its stdout and stderr
+ * gathered; resolved once its output matches `ready`; stopped (SIGTERM, then SIGKILL after 3 s) when the test ends.
+ */
+export async function runScript(script: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [script], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
+  onTestFinished(async () => {
+    if (child.exitCode !== null) return
+    const exited = new Promise((r) => child.once('exit', r))
+    child.kill('SIGTERM')
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))])
+    if (child.exitCode === null) child.kill('SIGKILL')
+  })
+  await expect.poll(() => out, { timeout: 15_000 }).toMatch(ready)
+  return { child, output: () => out }
 }

@@ -4,8 +4,8 @@
  * change through one reaches the other's listeners and job runners through the change feed, and only the leader
  * sends callbacks.
  */
-import { get } from 'node:http'
-import { describe, expect, onTestFinished, test } from 'vitest'
+import { type ChangeEvent, followEvents } from '../sse.js'
+import { describe, expect, test } from 'vitest'
 import { sandbox } from '../helpers.js'
 import { receiver } from '../callbacks/receiver.js'
 import { MemoryEngine, SharedLog } from '../store/memory-engine.js'
@@ -55,26 +55,11 @@ describe('sandboxes sharing one store', () => {
     const a = await sandbox({ port: 0, storeEngine: new MemoryEngine(log, 'a') })
     const b = await sandbox({ port: 0, storeEngine: new MemoryEngine(log, 'b', false) })
     const events: string[] = []
-    const opened = new Promise<void>((resolve) => {
-      const req = get(`${a.url}/_sandbox/events`, (res) => {
-        resolve()
-        let buffer = ''
-        res.setEncoding('utf8')
-        res.on('data', (chunk: string) => {
-          buffer += chunk
-          for (const m of buffer.matchAll(/event: (payment|delivery)\ndata: (.*)\n\n/g)) {
-            const data = JSON.parse(m[2]!) as { created?: boolean; payment?: { status: string }; delivery?: { state: string } }
-            events.push(m[1] === 'payment' ? (data.created ? 'created' : data.payment!.status) : `delivery ${data.delivery!.state}`)
-          }
-          buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2)
-        })
-      })
-      req.on('error', () => {})
-      onTestFinished(() => {
-        req.destroy()
-      })
+    await followEvents(`${a.url}/_sandbox/events`, (event, data) => {
+      const change = data as ChangeEvent
+      if (event === 'payment') events.push(change.created ? 'created' : change.payment!.status)
+      if (event === 'delivery') events.push(`delivery ${change.delivery!.state}`)
     })
-    await opened
     const created = await json(`${b.url}/api/v1/request`, { merchant: 'sandbox', amount: 10, callbackUrl: 'http://127.0.0.1:9/cb' })
     await json(`${b.url}/_sandbox/payments/${created.json.trackId as string}/simulate`, { outcome: 'paid' })
     await expect.poll(() => events.slice(0, 3), { timeout: 10_000 }).toEqual(['created', 'paid', 'delivery pending'])

@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
 import type { Sandbox } from '../../src/index.js'
-import { pay, ROOT, sandbox, tempDir } from '../helpers.js'
+import { pay, ROOT, runScript, sandbox, tempDir } from '../helpers.js'
 
 const SHOP = join(ROOT, 'examples', 'shop', 'dist', 'shop.js')
 const SCENARIOS = join(ROOT, 'examples', 'shop', 'scenarios')
@@ -12,22 +12,8 @@ const FAST_CALLBACKS = { callbacks: { retries: 3, timeoutMs: 5000, scheduleMs: [
 
 /** The example shop as its own process, configured by environment only; stopped when the test ends. */
 async function runShop(payBaseUrl: string, merchantKey: string, extra: Record<string, string> = {}): Promise<{ url: string; output: () => string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [SHOP], {
-    env: { PATH: process.env.PATH ?? '', PAY_BASE_URL: payBaseUrl, PAY_MERCHANT_KEY: merchantKey, PORT: '0', ...extra },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()))
-  onTestFinished(async () => {
-    if (child.exitCode !== null) return
-    const exited = new Promise((r) => child.once('exit', r))
-    child.kill('SIGTERM')
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))])
-    if (child.exitCode === null) child.kill('SIGKILL')
-  })
-  await expect.poll(() => out, { timeout: 15_000 }).toMatch(/shop listening on http:\/\/127\.0\.0\.1:\d+/)
-  return { url: /shop listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!, output: () => out, child }
+  const shop = await runScript(SHOP, { PAY_BASE_URL: payBaseUrl, PAY_MERCHANT_KEY: merchantKey, PORT: '0', ...extra }, /shop listening on http:\/\/127\.0\.0\.1:\d+/)
+  return { ...shop, url: /shop listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(shop.output())![1]! }
 }
 
 /** A merchant of its own for each shop, so audits and orders never mix. */

@@ -3,8 +3,8 @@
  * sandbox. A request to either sees every change acknowledged before it was sent, by either; a change through one
  * reaches the other's event streams at once; racing simulates have one winner; a callback goes out once.
  */
-import { get } from 'node:http'
-import { describe, expect, onTestFinished, test } from 'vitest'
+import { type ChangeEvent, followEvents } from '../sse.js'
+import { describe, expect, test } from 'vitest'
 import { receiver } from '../callbacks/receiver.js'
 import { sandbox, spawnSandbox } from '../helpers.js'
 import { freshDatabase } from './postgres.js'
@@ -25,24 +25,10 @@ async function team(count: number, args: string[] = []) {
 /** Payment and delivery events of a sandbox's /_sandbox/events stream, as they come. */
 async function events(base: string): Promise<string[]> {
   const seen: string[] = []
-  await new Promise<void>((resolve, reject) => {
-    const req = get(`${base}/_sandbox/events`, (res) => {
-      resolve()
-      let buffer = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => {
-        buffer += chunk
-        for (const m of buffer.matchAll(/event: (payment|delivery)\ndata: (.*)\n\n/g)) {
-          const data = JSON.parse(m[2]!) as { created?: boolean; payment?: { trackId: string; status: string }; delivery?: { state: string } }
-          seen.push(m[1] === 'payment' ? `${data.payment!.trackId} ${data.created ? 'created' : data.payment!.status}` : `delivery ${data.delivery!.state}`)
-        }
-        buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2)
-      })
-    })
-    req.on('error', reject)
-    onTestFinished(() => {
-      req.destroy()
-    })
+  await followEvents(`${base}/_sandbox/events`, (event, data) => {
+    const change = data as ChangeEvent
+    if (event === 'payment') seen.push(`${change.payment!.trackId} ${change.created ? 'created' : change.payment!.status}`)
+    if (event === 'delivery') seen.push(`delivery ${change.delivery!.state}`)
   })
   return seen
 }
