@@ -1,6 +1,7 @@
-// Bundles the CLI into one ES module: oclif, every command (as `COMMANDS`, oclif's explicit command strategy)
-// and the entry bin/run.js calls. A command then loads one file instead of a few hundred; what only some
-// commands need (the server, prompts, opening a browser) stays in chunks loaded on first use.
+// Bundles the CLI into ES modules: the entry bin/run.js calls (oclif), and each command as a file of its own
+// (dist/bundle/commands/payment/verify.js is `payment:verify`, oclif's pattern strategy), which oclif imports when
+// that command runs: a command loads a few files instead of a few hundred, and not the other commands' code. What
+// commands share (oclif, the client, the server, prompts) is in chunks beside them, loaded on first use.
 import { readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { build } from 'esbuild'
@@ -25,8 +26,6 @@ writeFileSync(
   entry,
   [
     "export { execute } from '@oclif/core'",
-    ...commands.map((c, i) => `import C${i} from './${relative(compiled, c.file)}'`),
-    `export const COMMANDS = {${commands.map((c, i) => `${JSON.stringify(c.id)}: C${i}`).join(', ')}}`,
     '',
   ].join('\n'),
 )
@@ -35,7 +34,12 @@ writeFileSync(
 const next = `${out}.next-${process.pid}`
 rmSync(next, { recursive: true, force: true })
 await build({
-  entryPoints: { cli: entry, 'not-found': join(compiled, 'src', 'cli', 'not-found.js'), help: join(compiled, 'src', 'cli', 'help.js') },
+  entryPoints: {
+    cli: entry,
+    ...Object.fromEntries(commands.map((c) => [relative(compiled, c.file).replace(/\.js$/, ''), c.file])),
+    'not-found': join(compiled, 'src', 'cli', 'not-found.js'),
+    help: join(compiled, 'src', 'cli', 'help.js'),
+  },
   outdir: next,
   bundle: true,
   splitting: true,

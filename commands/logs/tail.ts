@@ -3,7 +3,7 @@ import chalk from 'chalk'
 import { ClientCommand } from '../../src/cli/base.js'
 import { sleep } from '../../src/cli/detach.js'
 import { ExitCode } from '../../src/cli/exit-codes.js'
-import { paint } from '../../src/cli/format.js'
+import { grouped, paint } from '../../src/cli/format.js'
 import { requestLine } from '../../src/cli/requests.js'
 import { usage } from '../../src/cli/usage.js'
 import { type FollowEnd, type RequestEntry, SandboxUnreachableError } from '../../src/client/index.js'
@@ -20,7 +20,7 @@ const MB = 1024 * 1024
 
 export default class LogsTail extends ClientCommand {
   static override summary = 'Show the requests the sandbox answered, newest last; --follow prints them as they come'
-  static override description = `The sandbox keeps the last ${REQUEST_LOG_LIMITS.capacity.toLocaleString('en-US')} requests it answered (fewer when they would take more than ${REQUEST_LOG_LIMITS.maxBytes / MB} MB), in memory only (not in the data file): method, path, HTTP status, result or error, trackId, time taken, and for the spec and control API the first ${KEPT_BYTES.body / 1024} KB of the body. A text longer than it keeps (path or query over ${KEPT_BYTES.path} bytes, trackId over ${KEPT_BYTES.trackId} bytes, body over ${KEPT_BYTES.body} bytes) is shown cut, with its whole size.
+  static override description = `The sandbox keeps the last ${grouped(REQUEST_LOG_LIMITS.capacity)} requests it answered (fewer when they would take more than ${REQUEST_LOG_LIMITS.maxBytes / MB} MB), in memory only (not in the data file): method, path, HTTP status, result or error, trackId, time taken, and for the spec and control API the first ${KEPT_BYTES.body / 1024} KB of the body. A text longer than it keeps (path or query over ${KEPT_BYTES.path} bytes, trackId over ${KEPT_BYTES.trackId} bytes, body over ${KEPT_BYTES.body} bytes) is shown cut, with its whole size.
 --filter key=value (repeatable; all must match): ${FILTER_KEYS.map((k) => FILTER_RULES[k].example).join(', ')}. path matches the start of the path; status takes 404 or 4xx.
 --json prints one JSON object per line (NDJSON), one per request: with --follow a stream of lines, unlike other commands' single document.
 With --follow: when output is read slower than requests come, the sandbox waits for it; what its log let go meanwhile is reported ("skipped N requests while catching up" on stderr; with --json a line {"type":"skipped","from","to","requests"}) and following goes on. A cut stream is opened again where it stopped. Ctrl-C ends it (exit 0); when the sandbox stops gracefully it says so and exits 0; when the sandbox cannot be reached, or goes away without stopping and is not back within ${RECONNECT_WINDOW_MS / 1000} s, exit 3.`
@@ -81,7 +81,7 @@ With --follow: when output is read slower than requests come, the sandbox waits 
       const requests = to - from + 1
       if (this.jsonEnabled()) return write(`${JSON.stringify({ type: 'skipped', from, to, requests })}\n`)
       const count = filtered ? `up to ${requests} matching requests` : `${requests} requests`
-      const kept = `it keeps the last ${first.capacity.toLocaleString('en-US')}${first.maxBytes ? `, at most ${Math.round(first.maxBytes / MB)} MB` : ''}`
+      const kept = `it keeps the last ${grouped(first.capacity)}${first.maxBytes ? `, at most ${Math.round(first.maxBytes / MB)} MB` : ''}`
       process.stderr.write(`${paint(chalk.yellow, `… skipped ${count} while catching up: the sandbox's log let them go before they could be shown (${kept})`).text}\n`)
     }
 

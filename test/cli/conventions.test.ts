@@ -1,5 +1,6 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { cp, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { pay, ROOT, sandbox, tempDir } from '../helpers.js'
 
@@ -49,6 +50,34 @@ describe('every command', () => {
     expect(r.code, r.stderr).toBe(3)
     const modules = JSON.parse(await readFile(loaded, 'utf8')) as string[]
     expect(modules.filter((m) => /[/\\]node_modules[/\\](ajv|fastify|@fastify)[/\\]/.test(m))).toEqual([])
+  })
+
+  test("a command loads its own file of the bundle and no other command's", async () => {
+    const dir = await tempDir()
+    const loaded = join(dir, 'loaded.txt')
+    await writeFile(
+      join(dir, 'hooks.mjs'),
+      `import { appendFileSync } from 'node:fs'\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(loaded)}, url + '\\n')\n  return next(url, context)\n}\n`,
+    )
+    await writeFile(join(dir, 'register.mjs'), "import { register } from 'node:module'\nregister('./hooks.mjs', import.meta.url)\n")
+    const r = await pay(['payment', 'verify', 'nope', '--url', 'http://127.0.0.1:9', '--json'], {
+      env: { NODE_OPTIONS: `--import ${pathToFileURL(join(dir, 'register.mjs')).href}` },
+    })
+    expect(r.code, r.stderr).toBe(3)
+    const commands = (await readFile(loaded, 'utf8')).split('\n').filter((url) => url.includes('/dist/bundle/commands/'))
+    expect(commands.map((url) => url.replace(/^.*\/dist\/bundle\/commands\//, ''))).toEqual(['payment/verify.js'])
+  })
+
+  test('without its manifest (bin/run.js drops one older than the build), pay finds its commands in the bundle', async () => {
+    const copy = await tempDir()
+    for (const part of ['bin', 'dist', 'package.json']) await cp(join(ROOT, part), join(copy, part), { recursive: true })
+    await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
+    const bin = join(copy, 'bin', 'run.js')
+    const verify = await pay(['payment', 'verify', 'nope', '--url', 'http://127.0.0.1:9', '--json'], { bin })
+    expect(verify.code, verify.stderr).toBe(3)
+    const help = await pay(['help', 'chain'], { bin })
+    expect(help.code, help.stderr).toBe(0)
+    expect(help.stdout).toContain('chain mine  Mine blocks')
   })
 })
 
