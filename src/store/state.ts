@@ -52,6 +52,8 @@ export class State implements StateReader {
   private readonly versions = new Map<RecordKind, Map<string, number>>()
   /** The version of a record of this kind that has no entry: the seq of the image it came with. */
   private readonly loadedAt = new Map<RecordKind, number>()
+  /** Strings payments repeat (merchant, URLs, asset), kept once: see sharePaymentStrings. */
+  private readonly strings = new Map<string, string>()
 
   static of(image: StateImage): State {
     const state = new State()
@@ -206,7 +208,7 @@ export class State implements StateReader {
         this.setMerchant(change.v)
         break
       case 'payment':
-        this.setPayment(change.v)
+        this.setPayment(change.v, true)
         break
       case 'delivery':
         this.setDelivery(change.v)
@@ -312,8 +314,11 @@ export class State implements StateReader {
     this.merchantsByDigest.set(keyDigest(m.key), m)
   }
 
-  private setPayment(p: Payment): void {
+  /** `share`: a payment written one at a time (see sharePaymentStrings); an image's come shared by its reader, or not at all. */
+  private setPayment(p: Payment, share = false): void {
     const before = this.payments.get(p.trackId)
+    // A new version of a payment is made from the one before, with its strings.
+    if (share && before === undefined) sharePaymentStrings(p, this.strings)
     if (before?.refNumber !== undefined && before.refNumber !== p.refNumber) this.refNumbers.delete(before.refNumber)
     this.payments.set(p.trackId, p)
     if (p.refNumber) this.refNumbers.add(p.refNumber)
@@ -359,6 +364,33 @@ export class State implements StateReader {
       else this.deliveriesByTrackId.set(d.trackId, [d.id])
     }
     this.deliveries.set(d.id, d)
+  }
+}
+
+const SHARED_FIELDS = ['merchant', 'callbackUrl', 'returnUrl', 'asset'] as const
+/** Past this many strings the table starts again: values that do not repeat (a URL per order) must not pile up. */
+const SHARED_STRINGS_MAX = 1024
+
+/**
+ * Makes the strings a payment repeats from other payments one string in memory. Each payment made over the API or
+ * replayed from a journal comes with copies of its own (its merchant's key and callback URL are parsed from each
+ * request); a record only refers to the one kept here. Strings have no identity, so the record reads exactly as
+ * before. Statuses and timestamps are shared where they are made (literals, one text per millisecond). Payments of
+ * a data file are shared by its reader as it parses them (see snapshot.ts): copies dropped only here, after the
+ * whole file was read, would outlive the read as garbage in the old generation, and looking them up again costs
+ * the start 10 ms per 100k payments.
+ */
+function sharePaymentStrings(p: Payment, strings: Map<string, string>): void {
+  const fields = p as unknown as Record<string, unknown>
+  for (const field of SHARED_FIELDS) {
+    const value = fields[field]
+    if (typeof value !== 'string') continue
+    const seen = strings.get(value)
+    if (seen !== undefined) fields[field] = seen
+    else {
+      if (strings.size >= SHARED_STRINGS_MAX) strings.clear()
+      strings.set(value, value)
+    }
   }
 }
 

@@ -112,6 +112,8 @@ export class FileEngine implements StoreEngine {
     const snapshot = this.db.data
     const created = snapshot === fresh
     this.host.load(snapshot, snapshot.seq)
+    // The state holds the records now: the list the file was read into is let go.
+    this.db.data = fresh
     this.storeId = snapshot.store ?? newStoreId()
     let seq = snapshot.seq
     let covered = snapshot.seq
@@ -286,7 +288,12 @@ export class FileEngine implements StoreEngine {
 
   private async writeSnapshot(image: FullImage, seq: number): Promise<void> {
     this.db.data = { format: SNAPSHOT_FORMAT, seq, store: this.storeId, ...image }
-    await this.db.write()
+    try {
+      await this.db.write()
+    } finally {
+      // Written (or not): the image would otherwise keep every record it names alive, replaced or not, until the next one.
+      this.db.data = emptySnapshot()
+    }
   }
 
   // ── lifecycle ─────────────────────────────────────────────────────────
