@@ -165,7 +165,8 @@ export class JournalWriter {
       if (size === 0) {
         const line = Buffer.from(headerLine(header))
         await writeAll(handle, line)
-        await handle.datasync()
+        // Written with O_DSYNC (disk durability), the header is synced already.
+        if (durability !== 'disk') await handle.datasync()
         size = line.length
       }
       return new JournalWriter(fs, path, handle, size, durability)
@@ -220,7 +221,7 @@ export class JournalWriter {
       next = await this.fs.open(this.path, this.durability === 'disk' ? CREATE_DSYNC : 'wx')
       const line = Buffer.from(headerLine(header))
       await writeAll(next, line)
-      await next.datasync()
+      if (this.durability !== 'disk') await next.datasync()
       size = line.length
     } catch (error) {
       await next?.close().catch(() => {})
