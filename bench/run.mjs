@@ -11,7 +11,11 @@
 //
 // Environment: BENCH_ROUNDS (alternating rounds per size, default 3), BENCH_SECONDS (measured seconds per
 // round, default 3), BENCH_SIZES (stored payments, default 0,10000,100000), BENCH_ONLY (comma list of
-// flow,stages,node,cold,cli,memory,callbacks,team).
+// flow,stages,compaction,node,cold,cli,memory,callbacks,team), BENCH_COMPACTION_SIZE (stored payments of the
+// compaction rounds, default 100000).
+//
+// compaction: the create→verify flow while the data file is compacted back to back (bench/compaction-server.mjs),
+// against the same server compacting only when it would, alternating, at BENCH_COMPACTION_SIZE stored.
 //
 // team: the create→verify flow through a team sandbox (--store) with one and with two instances on one PostgreSQL
 // (a cluster this script starts, fsync on, as a server runs), beside the data file; wrk's connections are split
@@ -34,6 +38,7 @@ const LOAD = join(ROOT, 'bench', 'load.mjs')
 const WRK_SCRIPT = join(ROOT, 'bench', 'flow.lua')
 const SERVER_ONLY = join(ROOT, 'bench', 'server-only.mjs')
 const STAGE_SERVER = join(ROOT, 'bench', 'stage-server.mjs')
+const COMPACTION_SERVER = join(ROOT, 'bench', 'compaction-server.mjs')
 const RESULTS = join(ROOT, 'bench', 'results')
 
 const env = process.env
@@ -415,6 +420,72 @@ async function benchStages() {
   return out
 }
 
+// ── p99 while the data file is compacted ─────────────────────────────
+
+const COMPACTION_SIZE = Number(env.BENCH_COMPACTION_SIZE ?? 100000)
+
+/**
+ * One round at COMPACTION_SIZE stored: `compacting` is bench/compaction-server.mjs, which starts a compaction
+ * (the whole state written as a new data file) after every write that finds none under way, so that wrk's load
+ * runs while compactions of all the stored payments follow each other; `steady` is bench/stage-server.mjs, the
+ * same server compacting only when it would (not within a run at 100k).
+ */
+async function compactionRound(kind) {
+  const { file } = await seed(COMPACTION_SIZE)
+  const data = await freshCopy(file)
+  const server = await startProcess([kind === 'compacting' ? COMPACTION_SERVER : STAGE_SERVER, '0', data], { logLines: true })
+  let load
+  try {
+    const cpuBefore = await cpuMs(server.pid)
+    load = await runWrk(server.url)
+    load.serverCpuUsPerFlow = Math.round((((await cpuMs(server.pid)) - cpuBefore) * 1000) / (load.flowsPerSecond * (1 + SECONDS)))
+  } finally {
+    server.child.kill('SIGTERM')
+    await exited(server.child)
+  }
+  if (kind !== 'compacting') return load
+  const { snapshotMs } = JSON.parse(await readFile(`${data}.compactions.json`, 'utf8'))
+  return { ...load, snapshots: snapshotMs.length, snapshotMs: median(snapshotMs) }
+}
+
+async function benchCompaction() {
+  if (!WRK) return { skipped: 'wrk is not installed (apt-get install wrk)' }
+  await seed(COMPACTION_SIZE)
+  const rounds = { compacting: [], steady: [] }
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const kind of ['compacting', 'steady']) {
+      const result = await compactionRound(kind)
+      rounds[kind].push(result)
+      log(
+        `compaction ${COMPACTION_SIZE} ${kind} round ${r + 1}: ${result.flowsPerSecond} flows/s, p50 ${result.latencyMs.all.p50} ms, p99 ${result.latencyMs.all.p99} ms` +
+          (kind === 'compacting' ? `, ${result.snapshots} snapshots written, ${result.snapshotMs} ms each (median)` : ''),
+      )
+    }
+  }
+  const sum = (rs) => ({
+    flowsPerSecond: Math.round(median(rs.map((x) => x.flowsPerSecond))),
+    p50: round(median(rs.map((x) => x.latencyMs.all.p50)), 3),
+    p99: round(median(rs.map((x) => x.latencyMs.all.p99)), 3),
+    serverCpuUsPerFlow: median(rs.map((x) => x.serverCpuUsPerFlow)),
+    errors: rs.reduce((n, x) => n + x.errors, 0),
+  })
+  const out = { size: COMPACTION_SIZE, compacting: sum(rounds.compacting), steady: sum(rounds.steady), rounds }
+  out.compacting.snapshots = median(rounds.compacting.map((x) => x.snapshots))
+  out.compacting.snapshotMs = round(median(rounds.compacting.map((x) => x.snapshotMs)), 0)
+  out.p99Ratio = round(out.compacting.p99 / out.steady.p99)
+  return out
+}
+
+function compactionRows(c) {
+  const k = c.size >= 1000 ? `${c.size / 1000}k` : String(c.size)
+  if (c.skipped) return [`| create→verify while ${k} payments are compacted | not measured: ${c.skipped} | | | | |`]
+  const x = c.compacting
+  const y = c.steady
+  return [
+    `| create→verify, ${k} stored, while compactions of ${k} follow each other (bench/compaction-server.mjs) | ${x.flowsPerSecond} flows/s, p50 ${x.p50} ms, p99 ${x.p99} ms; ${x.snapshots} snapshots a run, ${x.snapshotMs} ms each; CPU ${x.serverCpuUsPerFlow} µs/flow | the same server, no compaction: ${y.flowsPerSecond} flows/s, p50 ${y.p50} ms, p99 ${y.p99} ms; CPU ${y.serverCpuUsPerFlow} µs/flow | p99 ${c.p99Ratio}× | p99 ≤ 5 ms, flat (≤ 1.2×) | ${verdict(x.p99 <= 5 && c.p99Ratio <= 1.2)} |`,
+  ]
+}
+
 // ── team sandbox ──────────────────────────────────────────────────────
 
 /** One round: the flow through `instances` instances on a fresh database, wrk's connections split over them. */
@@ -685,6 +756,7 @@ async function benchCallbacks() {
 try {
   if (wants('flow')) results.flow = await benchFlow()
   if (wants('stages')) results.stages = await benchStages()
+  if (wants('compaction')) results.compaction = await benchCompaction()
   if (wants('node')) results.nodeFlow = await benchNodeFlow()
   if (wants('cold')) results.coldStart = await benchColdStart()
   if (wants('cli')) results.cli = await benchCli()
@@ -742,6 +814,7 @@ function table(r) {
     if (f['ours-quiet']) lines.push(`| same, ${k(f.size)} stored, --quiet (no request log) | ${flows(f['ours-quiet'])} | | ${f['ours-quiet'].ratio}× | | |`)
     if (f['ours-os']) lines.push(`| same, ${k(f.size)} stored, --durability os (request log on) | ${flows(f['ours-os'])} | | ${f['ours-os'].ratio}× | ≥ 0.8× | ${verdict(f['ours-os'].ratio >= 0.8)} |`)
   }
+  if (r.compaction) lines.push(...compactionRows(r.compaction))
   if (r.nodeFlow) {
     const f = r.nodeFlow
     lines.push(`| create→verify, ${k(f.size)} stored, Node generator (bench/load.mjs; flatters us) | ${flows(f.ours)} | bare Fastify: ${flows(f.reference)} | ${f.ours.ratio}× | | |`)

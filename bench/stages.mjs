@@ -29,6 +29,8 @@ const FUNCTION_RULES = [
   // Most specific first: these are functions of files another rule names as a whole.
   [/\/dist\/src\/store\/store\.js$/, /^(observeVerify)$/, 'verify'],
   [/\/dist\/src\/store\/store\.js$/, /^(journalLine)$/, 'journal'],
+  // The data file's engine makes the journal's lines in its write.
+  [/\/dist\/src\/store\/file\/engine\.js$/, /^write$/, 'journal'],
   [/\/dist\/src\/store\/state\.js$/, /^(addVerify|verifiesOf)$/, 'verify'],
   // The app's request-log hook (src/server/app.ts).
   [/\/dist\/src\/server\/app\.js$/, /^logAnswered$/, 'log'],
@@ -40,8 +42,8 @@ const FILE_RULES = [
   [/\/dist\/src\/server\/guard\.js$|\/dist\/src\/domain\/request-guard\.js$/, 'guard'],
   [/\/dist\/src\/http\/(body|bounded-body)\.js$|\/dist\/src\/domain\/json-body\.js$|\/secure-json-parse\/|\/fastify\/lib\/content-type-parser\.js$/, 'body'],
   [/\/dist\/src\/domain\/verify-journal\.js$/, 'verify'],
-  [/\/dist\/src\/store\/(journal|fsutil)\.js$/, 'journal'],
-  [/\/dist\/src\/store\/snapshot\.js$|\/lowdb\//, 'snapshot'],
+  [/\/dist\/src\/store\/(file\/)?(journal|fsutil)\.js$/, 'journal'],
+  [/\/dist\/src\/store\/(file\/)?snapshot\.js$|\/lowdb\//, 'snapshot'],
   [/\/dist\/src\/store\//, 'store'],
   // The service's own code and the route handlers; the domain rules and the clock they call count with them (and
   // with the store, for the record check before a write). Fastify's validation of the route's schema too.

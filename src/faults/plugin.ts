@@ -26,6 +26,7 @@ const FAULTED: Readonly<Record<string, FaultedRoute>> = {
 }
 
 type Hook = (...args: never[]) => unknown
+type HookDone = (error?: Error | null, payload?: unknown) => void
 const listOf = (hooks: Hook | Hook[] | undefined): Hook[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks])
 
 /**
@@ -45,10 +46,8 @@ export function faultsPlugin(options: FaultsOptions) {
       logUnanswered: (request: FastifyRequest, ms: number) => app.logUnanswered?.(request, ms),
     }
 
-    const before = (route: FaultedRoute) =>
-      async function playFault(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-        if (!options.faults.active) return undefined
-        const started = performance.now()
+    const before = (route: FaultedRoute) => {
+      const playing = async function (request: FastifyRequest, reply: FastifyReply, started: number): Promise<FastifyReply | undefined> {
         // The sandbox's own clients (the pay CLI, the inspector, a scenario checking as the operator) get real
         // answers, and are not counted: a rule rehearses the merchant's code, and the operator's look spends none of it.
         if (isOperatorMark(request.headers[OPERATOR_HEADER.toLowerCase()])) return undefined
@@ -70,10 +69,24 @@ export function faultsPlugin(options: FaultsOptions) {
         }
         return reply
       }
+      // Without a rule, the request goes on at once, without a promise in between (the spec API's every request
+      // passes here); with one, Fastify waits for the returned promise as for an async hook.
+      return function playFault(request: FastifyRequest, reply: FastifyReply, done: HookDone): Promise<FastifyReply | undefined> | undefined {
+        if (!options.faults.active) {
+          done()
+          return undefined
+        }
+        return playing(request, reply, performance.now())
+      }
+    }
 
-    async function afterRoute(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+    /** As playFault: at once when no fault plays on the request, else the fault's promise, as an async hook. */
+    function afterRoute(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: HookDone): Promise<unknown> | undefined {
       const play = plays.get(request)
-      if (!play) return payload
+      if (!play) {
+        done(null, payload)
+        return undefined
+      }
       plays.delete(request)
       return play.onSend(request, reply, payload)
     }

@@ -229,6 +229,27 @@ describe('reading back what was written', () => {
     await store.close()
   })
 
+  test('a large snapshot is synced every few megabytes as it is written, so its last sync has little left to flush', async () => {
+    const file = join(await tempDir(), 'data.json')
+    const faults: Faults = {}
+    const { store } = await openFileStore({ file, fs: faultyFs(faults) })
+    // Syncs of the snapshot's temporary file, and the bytes written to it before each.
+    const syncedAt: number[] = []
+    let written = 0
+    faults.write = (path, bytes) => void (path.includes('.tmp-') && (written += bytes))
+    faults.sync = (path) => void (path.includes('.tmp-') && syncedAt.push(written))
+    const description = 'd'.repeat(1000)
+    // An import is written as a snapshot of its own: 12 MB of payments.
+    await store.replace({ merchants: store.listMerchants(), payments: Array.from({ length: 12_000 }, (_, i) => ({ ...payment(i), description })), deliveries: [] })
+    expect(written).toBeGreaterThan(12 * 1024 * 1024)
+    expect(syncedAt.length).toBeGreaterThanOrEqual(3)
+    const steps = syncedAt.map((at, i) => at - (syncedAt[i - 1] ?? 0))
+    expect(Math.max(...steps)).toBeLessThanOrEqual(4 * 1024 * 1024 + 1024 * 1024)
+    const again = await reopen(file, store)
+    expect(again.counts().payments).toBe(12_000)
+    await again.close()
+  })
+
   test('stale temporary snapshot files left by a crash are removed at start', async () => {
     const dir = await tempDir()
     const file = join(dir, 'data.json')

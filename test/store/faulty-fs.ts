@@ -1,3 +1,4 @@
+import { constants } from 'node:fs'
 import type { FileHandle, StoreFs } from '../../src/store/file/fs.js'
 import { nodeFs } from '../../src/store/file/fs.js'
 
@@ -6,10 +7,12 @@ import { nodeFs } from '../../src/store/file/fs.js'
  * can be changed while the store runs. `path` is the file the call is about.
  */
 export interface Faults {
+  /** `flags` as Node names them: the journal's numeric O_DSYNC flags as the string flags they extend ('a', 'wx'). */
   open?: (path: string, flags: string) => void | Promise<void>
   rename?: (from: string, to: string) => void | Promise<void>
   /** Before a write through a handle; returning a number writes only that many bytes and then fails with it. */
   write?: (path: string, bytes: number) => void | number | Promise<void | number>
+  /** Before an fdatasync or fsync, and after each write through a handle opened with O_DSYNC (its sync is the write's). */
   sync?: (path: string) => void | Promise<void>
   truncate?: (path: string) => void | Promise<void>
 }
@@ -23,8 +26,9 @@ export function faultyFs(faults: Faults): StoreFs {
   return {
     ...nodeFs,
     async open(path, flags) {
-      await faults.open?.(path, flags)
-      return wrap(await nodeFs.open(path, flags), path, faults)
+      await faults.open?.(path, typeof flags === 'number' ? stringFlags(flags) : flags)
+      const dsync = typeof flags === 'number' && (flags & constants.O_DSYNC) !== 0
+      return wrap(await nodeFs.open(path, flags), path, faults, dsync)
     },
     async rename(from, to) {
       await faults.rename?.(from, to)
@@ -33,7 +37,14 @@ export function faultyFs(faults: Faults): StoreFs {
   }
 }
 
-function wrap(handle: FileHandle, path: string, faults: Faults): FileHandle {
+/** The string flag a numeric one extends: only the journal's opens (append, or create exclusively) are numeric. */
+function stringFlags(flags: number): string {
+  if ((flags & constants.O_EXCL) !== 0) return 'wx'
+  if ((flags & constants.O_APPEND) !== 0) return 'a'
+  throw new Error(`faulty-fs: numeric flags ${flags} are not the journal's`)
+}
+
+function wrap(handle: FileHandle, path: string, faults: Faults, dsync: boolean): FileHandle {
   return new Proxy(handle, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown
@@ -46,7 +57,10 @@ function wrap(handle: FileHandle, path: string, faults: Faults): FileHandle {
               if (cut > 0) await target.write(buffer, offset, Math.min(cut, length), position)
               throw errno('ENOSPC', `no space left on device, write ${path}`)
             }
-            return target.write(buffer, offset, length, position)
+            const written = await target.write(buffer, offset, length, position)
+            // The kernel syncs an O_DSYNC write before it returns: a failing or slow sync is this write's.
+            if (dsync) await faults.sync?.(path)
+            return written
           }
         case 'datasync':
         case 'sync':

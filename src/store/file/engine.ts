@@ -30,7 +30,7 @@ const SNAPSHOT_RETRY_MS = { first: 1_000, max: 60_000 }
 
 /**
  * The data file: one sandbox, one file, held by a lock. Changes are appended to a journal beside it (one append
- * and one fdatasync per write: group commit), and the journal is compacted into the lowdb snapshot in the
+ * per write, synced before it returns: group commit), and the journal is compacted into the lowdb snapshot in the
  * background once it holds half as many records as the state (so the snapshot's cost, which grows with the state,
  * is spread over as many writes) or grows past a size, and at shutdown. An import is written as a snapshot of its
  * own. Nothing else writes the file, so a unit's expectations always hold and are not checked.
@@ -201,7 +201,7 @@ export class FileEngine implements StoreEngine {
 
   // ── writes ────────────────────────────────────────────────────────────
 
-  /** One journal append (and fdatasync) for the whole batch; an import, alone, as a snapshot of its own. */
+  /** One journal append (synced) for the whole batch; an import, alone, as a snapshot of its own. */
   async write(units: readonly UnitWrite[]): Promise<WriteOutcome> {
     const first = units[0]?.changes[0]
     let seq = this.seq
@@ -344,7 +344,7 @@ export class FileEngine implements StoreEngine {
     return this.journal.bytes
   }
 
-  /** Journal writes (each one append and one fdatasync) since open. */
+  /** Journal writes (each one synced append) since open. */
   get journalWrites(): number {
     return this.journal.writes
   }

@@ -7,7 +7,7 @@ export type FileHandle = fsp.FileHandle
  * (a full disk, EMFILE, a slow fsync) into exactly the call they mean, with the real file system underneath.
  */
 export interface StoreFs {
-  open(path: string, flags: string): Promise<FileHandle>
+  open(path: string, flags: string | number): Promise<FileHandle>
   rename(from: string, to: string): Promise<void>
   unlink(path: string): Promise<void>
   link(existing: string, path: string): Promise<void>
