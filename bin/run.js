@@ -22,18 +22,34 @@ globalThis.oclif = { ...globalThis.oclif, enableAutoTranspile: false }
 const engineWarning = process.env.OCLIF_DISABLE_ENGINE_WARNING
 process.env.OCLIF_DISABLE_ENGINE_WARNING = '1'
 
-// The bundle's own copy of oclif: the one its commands were built with. Node loads its pieces all at once: with
-// few file descriptors (`ulimit -n`) that alone can fail, before any command can say so itself.
-let cli
-try {
-  cli = await import('../dist/bundle/cli.js')
-} catch (error) {
-  if (error?.code !== 'EMFILE' && error?.code !== 'ENFILE') throw error
+// The bundle's own copy of oclif: the one its commands were built with. Node loads its pieces, and then the
+// command's own, several files at once: with few file descriptors (`ulimit -n`) that alone can fail, before any
+// command can say so itself.
+const tooFewDescriptors = (error) => error?.code === 'EMFILE' || error?.code === 'ENFILE'
+function refuseForDescriptors(error) {
   process.stderr.write(`Error: too many open files (${error.code}) to load pay; raise the limit of open files, e.g. \`ulimit -n 1024\`, and run it again\n`)
   // 7 (could not start) for the commands that start a server, as their own failures to start are; else 1.
   const starting = ['sandbox start', 'sandbox exec', 'callback listen'].includes(process.argv.slice(2, 4).join(' '))
   process.exit(starting ? 7 : 1)
 }
+let cli
+try {
+  cli = await import('../dist/bundle/cli.js')
+} catch (error) {
+  if (!tooFewDescriptors(error)) throw error
+  refuseForDescriptors(error)
+}
 if (engineWarning === undefined) delete process.env.OCLIF_DISABLE_ENGINE_WARNING
 else process.env.OCLIF_DISABLE_ENGINE_WARNING = engineWarning
-await cli.execute({ dir: import.meta.url })
+// oclif's `execute`, with one more case: a command's file that cannot be loaded for want of descriptors. A command
+// that runs reports its own failures (a server that cannot start exits 7 with its own message).
+await cli
+  .run(process.argv.slice(2), import.meta.url)
+  .then((result) => {
+    cli.flush()
+    return result
+  })
+  .catch(async (error) => {
+    if (tooFewDescriptors(error)) refuseForDescriptors(error)
+    return cli.handle(error)
+  })

@@ -25,7 +25,7 @@ const entry = join(compiled, 'cli-entry.js')
 writeFileSync(
   entry,
   [
-    "export { execute } from '@oclif/core'",
+    "export { flush, handle, run } from '@oclif/core'",
     '',
   ].join('\n'),
 )
