@@ -12,6 +12,8 @@ export interface Faults {
   write?: (path: string, bytes: number) => void | number | Promise<void | number>
   sync?: (path: string) => void | Promise<void>
   truncate?: (path: string) => void | Promise<void>
+  /** Before a read through a handle, numbered from 1 for each handle. */
+  read?: (path: string, nth: number) => void | Promise<void>
 }
 
 export function errno(code: string, message = code): NodeJS.ErrnoException {
@@ -34,6 +36,7 @@ export function faultyFs(faults: Faults): StoreFs {
 }
 
 function wrap(handle: FileHandle, path: string, faults: Faults): FileHandle {
+  let reads = 0
   return new Proxy(handle, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown
@@ -47,6 +50,11 @@ function wrap(handle: FileHandle, path: string, faults: Faults): FileHandle {
               throw errno('ENOSPC', `no space left on device, write ${path}`)
             }
             return target.write(buffer, offset, length, position)
+          }
+        case 'read':
+          return async (...args: unknown[]) => {
+            await faults.read?.(path, ++reads)
+            return (value as (...a: unknown[]) => unknown).apply(target, args)
           }
         case 'datasync':
         case 'sync':
