@@ -57,7 +57,8 @@ const result = await build({
   external: ['typescript', 'ts-node', 'pg', '@fastify/swagger', 'pino', 'qrcode', 'playwright-core', 'fast-check'],
   // Bundled CommonJS (oclif and its dependencies) needs `require` for Node's own modules, and oclif finds its own
   // package.json from `__dirname`: looked up when oclif first asks (a lookup costs ~15 ms at every start).
-  define: { __dirname: '__payOclif.dir' },
+  // PAY_BUNDLE tells code that may `require` a bundled package (src/server/app.ts) that it runs from the bundle.
+  define: { __dirname: '__payOclif.dir', PAY_BUNDLE: 'true' },
   banner: {
     js: [
       "import { createRequire as __payRequire } from 'node:module'",

@@ -63,12 +63,16 @@ function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
   return Number.isFinite(shortest) ? Math.max(20, Math.min(1000, Math.floor(shortest / 5))) : 30_000
 }
 
+/** Defined (true) in the CLI's bundle only (scripts/bundle.mjs). */
+declare const PAY_BUNDLE: true | undefined
+
 /**
  * @fastify/ajv-compiler, loaded when a route first validates. The CLI's bundle carries its own copy (the literal
- * `require` is what the bundler follows); compiled modules run as ES modules, where only createRequire finds it.
+ * `require` is what the bundler follows); compiled modules run as ES modules, where only createRequire finds it
+ * (a global `require`, as `node -e` has, would look from the caller's folder).
  */
 function loadAjvCompiler(): () => BuildCompilerFromPool {
-  return (typeof require === 'function' ? require('@fastify/ajv-compiler') : createRequire(import.meta.url)('@fastify/ajv-compiler')) as () => BuildCompilerFromPool
+  return (typeof PAY_BUNDLE !== 'undefined' ? require('@fastify/ajv-compiler') : createRequire(import.meta.url)('@fastify/ajv-compiler')) as () => BuildCompilerFromPool
 }
 
 type Validate = ((data: unknown) => unknown) & { errors?: unknown }
