@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Format, type ValidateFunction } from 'ajv'
+import { Ajv, type ErrorObject, type Format, type Options, type ValidateFunction } from 'ajv'
 import { CALLBACK_EVENT, deliveryStates, EXCERPT_BYTES, MAX_RETRIES, notifiedStatuses, type Notification, REPLAY_URL_MAX } from './callback.js'
 import { isDeliveryId, isRefNumber, isTrackId } from './ids.js'
 import { brief } from './brief.js'
@@ -280,12 +280,17 @@ export function schemaAjv(options: { messages: boolean }): Ajv {
 }
 
 /** A new Ajv that knows the formats (the shared rules) and no schema yet; `messages` as for schemaAjv. */
-export function formatsAjv(options: { messages: boolean }): Ajv {
+export function formatsAjv(options: { messages: boolean }, more: Omit<Options, 'allErrors' | 'verbose' | 'strict' | 'validateSchema'> = {}): Ajv {
   // Schemas are checked against the JSON Schema meta-schema by tests rather than at every first use.
-  const made = new Ajv({ allErrors: options.messages, verbose: options.messages, strict: true, validateSchema: false })
-  for (const [name, f] of Object.entries(formats)) made.addFormat(name, { type: f.type, validate: f.validate } as Format)
+  const made = new Ajv({ ...more, allErrors: options.messages, verbose: options.messages, strict: true, validateSchema: false })
+  for (const [name, f] of Object.entries(formatChecks)) made.addFormat(name, f)
   return made
 }
+
+/** The formats as Ajv takes them, by name: what validators compiled ahead of time (record-validators.ts) call. */
+export const formatChecks: Readonly<Record<string, Format>> = Object.fromEntries(
+  Object.entries(formats).map(([name, f]) => [name, { type: f.type, validate: f.validate } as Format]),
+)
 
 /** One schema error in words, naming the record and field: `payments[3].amount must be …`. */
 export function describeError(at: string, e: ErrorObject): string {

@@ -63,6 +63,18 @@ function checkingInterval({ headersMs, requestMs }: RequestTimeouts): number {
   return Number.isFinite(shortest) ? Math.max(20, Math.min(1000, Math.floor(shortest / 5))) : 30_000
 }
 
+/** Defined (true) in the CLI's bundle only (scripts/bundle.mjs). */
+declare const PAY_BUNDLE: true | undefined
+
+/**
+ * @fastify/ajv-compiler, loaded when a route first validates. The CLI's bundle carries its own copy (the literal
+ * `require` is what the bundler follows); compiled modules run as ES modules, where only createRequire finds it
+ * (a global `require`, as `node -e` has, would look from the caller's folder).
+ */
+function loadAjvCompiler(): () => BuildCompilerFromPool {
+  return (typeof PAY_BUNDLE !== 'undefined' ? require('@fastify/ajv-compiler') : createRequire(import.meta.url)('@fastify/ajv-compiler')) as () => BuildCompilerFromPool
+}
+
 type Validate = ((data: unknown) => unknown) & { errors?: unknown }
 
 /**
@@ -74,7 +86,7 @@ function lazyValidators(...pool: Parameters<BuildCompilerFromPool>): (routeSchem
   const compilerFor = (body: boolean) => {
     let compiler = compilers.get(body)
     if (!compiler) {
-      const factory = createRequire(import.meta.url)('@fastify/ajv-compiler') as () => BuildCompilerFromPool
+      const factory = loadAjvCompiler()
       const [external, options] = pool as unknown as [unknown, { customOptions?: object } | undefined]
       const customOptions = {
         ...options?.customOptions,
@@ -91,6 +103,7 @@ function lazyValidators(...pool: Parameters<BuildCompilerFromPool>): (routeSchem
     return compiler
   }
   return (routeSchema) => {
+    if (isNoQuery(routeSchema)) return dropQuery(() => compilerFor(false)(routeSchema))
     let compiled: Validate | undefined
     const validate: Validate = (data) => {
       if (!compiled) compiled = compilerFor(routeSchema.httpPart === 'body')(routeSchema)
@@ -101,6 +114,43 @@ function lazyValidators(...pool: Parameters<BuildCompilerFromPool>): (routeSchem
     }
     return validate
   }
+}
+
+/** A query string schema that takes no parameters (`noQuery`): most GET routes', the health check's among them. */
+function isNoQuery(routeSchema: { httpPart?: string; schema?: unknown }): boolean {
+  const schema = routeSchema.schema as Record<string, unknown> | undefined
+  if (routeSchema.httpPart !== 'querystring' || typeof schema !== 'object' || schema === null) return false
+  const keys = Object.keys(schema)
+  const properties = schema.properties as object | undefined
+  return (
+    keys.length === 3 &&
+    schema.type === 'object' &&
+    schema.additionalProperties === false &&
+    typeof properties === 'object' &&
+    properties !== null &&
+    Object.keys(properties).length === 0
+  )
+}
+
+/**
+ * What Ajv does with `noQuery` under Fastify's options for a query string (`removeAdditional`): every parameter is
+ * dropped and the query passes. Done here without Ajv, so that a start's first requests (the health check) need no
+ * compiler; anything but an object (never a parsed query) is still Ajv's to judge.
+ */
+function dropQuery(ajv: () => Validate): Validate {
+  let compiled: Validate | undefined
+  const validate: Validate = (data) => {
+    if (typeof data === 'object' && data !== null && !Array.isArray(data)) {
+      for (const key in data) delete (data as Record<string, unknown>)[key]
+      validate.errors = null
+      return true
+    }
+    compiled ??= ajv()
+    const result = compiled(data)
+    validate.errors = compiled.errors
+    return result
+  }
+  return validate
 }
 
 /** Answers are JSON.stringify'd: response schemas document the API; they never reshape an answer. */

@@ -45,3 +45,22 @@ describe('requests the spec defines no code for get a 4xx JSON error (with resul
     expect(res.result).toBe(100)
   })
 })
+
+describe('a route that takes no query string answers as if none was sent', () => {
+  let sb: Sandbox
+  beforeAll(async () => {
+    sb = await startSandbox()
+  })
+  afterAll(() => sb.stop())
+
+  test.each(['?x=1', '?__proto__=1&constructor=2', '?a=1&a=2&b[]=3', '?=&&=x', `?${'k'.repeat(2000)}=1`])('GET /_sandbox/merchants%s', async (query) => {
+    const plain = await sb.client.raw({ method: 'GET', path: '/_sandbox/merchants' })
+    const res = await sb.client.raw({ method: 'GET', path: `/_sandbox/merchants${query}` })
+    expect(plain.status).toBe(200)
+    expect(res.status).toBe(200)
+    expect(res.json).toEqual(plain.json)
+    const health = await sb.client.raw({ method: 'GET', path: `/_sandbox/health${query}` })
+    expect(health.status).toBe(200)
+    expect((health.json as { ok: boolean }).ok).toBe(true)
+  })
+})

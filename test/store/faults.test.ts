@@ -136,6 +136,54 @@ describe('durable before visible', () => {
   })
 })
 
+describe('a data file that cannot be read', () => {
+  /** A data file of `count` payments as the sandbox lays it out (a few MB: read in several chunks). */
+  async function dataFile(count: number, change: (p: Payment, i: number) => Payment = (p) => p): Promise<string> {
+    const file = join(await tempDir(), 'data.json')
+    const at = '2026-01-01T00:00:00.000Z'
+    const merchant = { key: 'sandbox', name: 'Sandbox merchant', enabled: true, createdAt: at, updatedAt: at }
+    const payments = Array.from({ length: count }, (_, i) => JSON.stringify(change({ ...payment(i), description: 'x'.repeat(400) }, i)))
+    await writeFile(file, `{\n"format": "pay-sandbox/1",\n"seq": 0,\n"merchants": [\n${JSON.stringify(merchant)}\n],\n"payments": [\n${payments.join(',\n')}\n],\n"deliveries": [\n]\n}\n`)
+    return file
+  }
+
+  test('a read that fails midway stops the start with the error, whichever chunk it was', async () => {
+    const file = await dataFile(8000)
+    const { store } = await openFileStore({ file })
+    expect(store.counts().payments).toBe(8000)
+    await store.close()
+    for (const nth of [1, 2, 3]) {
+      const faults: Faults = { read: (path, n) => (path === file && n === nth ? Promise.reject(errno('EIO', 'input/output error')) : undefined) }
+      const failed = await settle(openFileStore({ file, fs: faultyFs(faults) }))
+      expect(failed, `read ${nth}`).toBeInstanceOf(Error)
+      expect((failed as Error).message).toContain(`cannot read data file ${file}`)
+      expect((failed as Error).message).toContain('EIO')
+    }
+    // The file was left as it was, and opens.
+    const again = await openFileStore({ file })
+    expect(again.store.counts().payments).toBe(8000)
+    await again.store.close()
+  })
+
+  test('a refused record is what the start says, even when a read after it fails meanwhile', async () => {
+    const file = await dataFile(8000, (p, i) => (i === 2 ? { ...p, amount: -1 } : p))
+    const slow = gate()
+    const faults: Faults = {
+      read: async (path, n) => {
+        if (path !== file || n < 2) return
+        await slow.wait()
+        throw errno('EIO', 'input/output error')
+      },
+    }
+    const opening = settle(openFileStore({ file, fs: faultyFs(faults) }))
+    const failed = await opening
+    slow.open()
+    await turn()
+    expect(failed).toBeInstanceOf(Error)
+    expect((failed as Error).message).toMatch(/has a record the sandbox cannot use at line 10: payments\[2\]\.amount/)
+  })
+})
+
 describe('a journal that fails', () => {
   test('a batch written half before the disk filled is cut off and never replayed', async () => {
     const file = join(await tempDir(), 'data.json')

@@ -15,6 +15,8 @@ export interface Faults {
   /** Before an fdatasync or fsync, and after each write through a handle opened with O_DSYNC (its sync is the write's). */
   sync?: (path: string) => void | Promise<void>
   truncate?: (path: string) => void | Promise<void>
+  /** Before a read through a handle, numbered from 1 for each handle. */
+  read?: (path: string, nth: number) => void | Promise<void>
 }
 
 export function errno(code: string, message = code): NodeJS.ErrnoException {
@@ -45,6 +47,7 @@ function stringFlags(flags: number): string {
 }
 
 function wrap(handle: FileHandle, path: string, faults: Faults, dsync: boolean): FileHandle {
+  let reads = 0
   return new Proxy(handle, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver) as unknown
@@ -61,6 +64,11 @@ function wrap(handle: FileHandle, path: string, faults: Faults, dsync: boolean):
             // The kernel syncs an O_DSYNC write before it returns: a failing or slow sync is this write's.
             if (dsync) await faults.sync?.(path)
             return written
+          }
+        case 'read':
+          return async (...args: unknown[]) => {
+            await faults.read?.(path, ++reads)
+            return (value as (...a: unknown[]) => unknown).apply(target, args)
           }
         case 'datasync':
         case 'sync':

@@ -22,15 +22,24 @@ export class LineReader {
     for await (const batch of this.batches()) yield* batch
   }
 
-  /** The same lines, a read's worth at a time: one await per megabyte rather than per line. */
+  /**
+   * The same lines, a read's worth at a time: one await per megabyte rather than per line. The next megabyte is
+   * read while the lines of this one are used (two buffers in turn), so that a large file's start does not wait
+   * for the disk between megabytes.
+   */
   async *batches(): AsyncGenerator<Line[]> {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+    const buffers = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]
+    let which = 0
+    let reading = this.read(buffers[0]!)
     let pending: Buffer[] = []
     let pendingBytes = 0
     let number = 0
     for (;;) {
-      const { bytesRead } = await this.handle.read(buffer, 0, CHUNK_BYTES, null)
+      const buffer = buffers[which]!
+      const { bytesRead } = await reading
       if (bytesRead === 0) break
+      which = 1 - which
+      reading = this.read(buffers[which]!)
       const batch: Line[] = []
       let start = 0
       for (;;) {
@@ -48,13 +57,23 @@ export class LineReader {
         batch.push({ number: ++number, text })
       }
       if (start < bytesRead) {
-        // Copied: the read buffer is reused for the next chunk.
+        // Copied: the read buffer is reused for a later chunk.
         pending.push(Buffer.from(buffer.subarray(start, bytesRead)))
         pendingBytes += bytesRead - start
       }
       if (batch.length > 0) yield batch
     }
     this.tail = pendingBytes
+  }
+
+  /**
+   * The next chunk, read from where the last one ended. A failure is the awaiting caller's to see: until it awaits,
+   * or if it never does (it stopped at a refused record), a failed read is not an unhandled rejection.
+   */
+  private read(buffer: Buffer): Promise<{ bytesRead: number }> {
+    const reading = this.handle.read(buffer, 0, CHUNK_BYTES, null)
+    reading.catch(() => {})
+    return reading
   }
 
   /** Bytes after the last newline (a line cut short), known once `lines()` is exhausted. */
