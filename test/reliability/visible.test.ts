@@ -1,10 +1,10 @@
-import { get } from 'node:http'
 import { join } from 'node:path'
 import { expect, onTestFinished, test } from 'vitest'
 import { type RawResponse, SandboxClient } from '../../src/client/index.js'
 import { startSandbox } from '../../src/index.js'
 import { openFileStore } from '../../src/store/open.js'
 import { tempDir } from '../helpers.js'
+import { type ChangeEvent, followEvents } from '../sse.js'
 import { errno, type Faults, faultyFs, gate } from '../store/faulty-fs.js'
 import { killed, startRunning } from './proc.js'
 
@@ -46,44 +46,6 @@ test('disk full: a simulate that cannot be saved is never seen by a verify sent 
   }
 }, 60_000)
 
-/** Reads the checkout page's event stream until it is closed; returns the status events it carried. */
-function statusEvents(url: string): { events: string[]; close: () => void } {
-  const events: string[] = []
-  const req = get(url, (res) => {
-    let buffer = ''
-    res.setEncoding('utf8')
-    res.on('data', (chunk: string) => {
-      buffer += chunk
-      for (const m of buffer.matchAll(/event: status\ndata: (.*)\n\n/g)) events.push((JSON.parse(m[1]!) as { status: string }).status)
-      buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2)
-    })
-  })
-  req.on('error', () => {})
-  return { events, close: () => req.destroy() }
-}
-
-/** Reads the inspector's event stream; returns each payment event as `created <trackId>` or `<status> <trackId>`. */
-function changeEvents(url: string): { events: string[]; opened: Promise<void>; close: () => void } {
-  const events: string[] = []
-  let opened = (): void => {}
-  const open = new Promise<void>((resolve) => (opened = resolve))
-  const req = get(url, (res) => {
-    opened()
-    let buffer = ''
-    res.setEncoding('utf8')
-    res.on('data', (chunk: string) => {
-      buffer += chunk
-      for (const m of buffer.matchAll(/event: payment\ndata: (.*)\n\n/g)) {
-        const { created, payment } = JSON.parse(m[1]!) as { created: boolean; payment: { trackId: string; status: string } }
-        events.push(`${created ? 'created' : payment.status} ${payment.trackId}`)
-      }
-      buffer = buffer.slice(buffer.lastIndexOf('\n\n') + 2)
-    })
-  })
-  req.on('error', () => {})
-  return { events, opened: open, close: () => req.destroy() }
-}
-
 test('slow journal writes: while a change is being written, no reader sees it; after a crash it is there only if acknowledged', async () => {
   const dir = await tempDir()
   const dataFile = join(dir, 'data.json')
@@ -94,11 +56,16 @@ test('slow journal writes: while a change is being written, no reader sees it; a
   const created = await client.createPayment({ merchant: 'sandbox', amount: 25, callbackUrl })
   if (created.result !== 100) throw new Error('create failed')
   const { trackId } = created
-  const stream = statusEvents(`${sb.url}/pay/${trackId}/events`)
-  onTestFinished(() => stream.close())
-  const changes = changeEvents(`${sb.url}/_sandbox/events`)
-  onTestFinished(() => changes.close())
-  await changes.opened
+  const stream = { events: [] as string[] }
+  await followEvents(`${sb.url}/pay/${trackId}/events`, (event, data) => {
+    if (event === 'status') stream.events.push((data as { status: string }).status)
+  })
+  const changes = { events: [] as string[] }
+  await followEvents(`${sb.url}/_sandbox/events`, (event, data) => {
+    if (event !== 'payment') return
+    const { created, payment } = data as ChangeEvent & { payment: { trackId: string; status: string } }
+    changes.events.push(`${created ? 'created' : payment.status} ${payment.trackId}`)
+  })
 
   const slow = gate()
   onTestFinished(() => slow.open())
