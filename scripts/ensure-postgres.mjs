@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { ensureDebianPackage } from './debian-package.mjs'
 
 /** The folder of initdb and pg_ctl: PAY_POSTGRES_BIN, pg_config's, Debian's newest, or none. */
 export function postgresBin() {
@@ -22,17 +23,11 @@ export function postgresBin() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  if (postgresBin()) process.exit(0)
-  if (process.platform !== 'linux' || typeof process.getuid !== 'function' || process.getuid() !== 0) {
-    console.error("PostgreSQL's initdb and pg_ctl not found. Install Debian's postgresql (apt-get install postgresql) or set PAY_POSTGRES_BIN to their folder.")
-    process.exit(1)
-  }
-  console.error('Installing Debian postgresql for the team sandbox tests…')
-  const run = (args) => execFileSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
-  run(['update', '-qq'])
-  run(['install', '-y', '-qq', '--no-install-recommends', 'postgresql'])
-  if (!postgresBin()) {
-    console.error('apt-get finished but initdb and pg_ctl are still missing')
-    process.exit(1)
-  }
+  ensureDebianPackage({
+    pkg: 'postgresql',
+    what: 'initdb and pg_ctl',
+    purpose: 'for the team sandbox tests',
+    present: () => postgresBin() !== undefined,
+    howToGet: "PostgreSQL's initdb and pg_ctl not found. Install Debian's postgresql (apt-get install postgresql) or set PAY_POSTGRES_BIN to their folder.",
+  })
 }

@@ -1,6 +1,7 @@
 // Makes sure wrk (the C load generator `npm run bench` judges the server with) is installed: Debian's package via
 // apt-get as root; does nothing when present. Elsewhere it says how to get it, and the bench runs without it.
 import { execFileSync } from 'node:child_process'
+import { ensureDebianPackage } from './debian-package.mjs'
 
 const present = () => {
   try {
@@ -12,16 +13,11 @@ const present = () => {
   }
 }
 
-if (present()) process.exit(0)
-if (process.platform !== 'linux' || typeof process.getuid !== 'function' || process.getuid() !== 0) {
-  console.error('wrk not found: install it (apt-get install wrk, brew install wrk) to measure the create→verify goal.')
-  process.exit(0)
-}
-console.error('Installing Debian wrk for the benchmark…')
-const run = (args) => execFileSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
-run(['update', '-qq'])
-run(['install', '-y', '-qq', '--no-install-recommends', 'wrk'])
-if (!present()) {
-  console.error('apt-get finished but wrk is still missing')
-  process.exit(1)
-}
+ensureDebianPackage({
+  pkg: 'wrk',
+  what: 'wrk',
+  purpose: 'for the benchmark',
+  present,
+  howToGet: 'wrk not found: install it (apt-get install wrk, brew install wrk) to measure the create→verify goal.',
+  missingExit: 0,
+})
